@@ -1,0 +1,254 @@
+/**
+ * The catalog language: every endpoint of the spec is declared once, in the shape of its spec
+ * line, with these builders. Node properties, validation, the request, the README operations
+ * table and the coverage test are all derived from the declarations.
+ *
+ * Spec notation -> builder:
+ *   `name: string* ≤120`          str({ required: true, max: 120 })
+ *   `count: integer [2..6] =4`    int({ min: 2, max: 6, default: 4 })
+ *   `status: active|archived`     oneOf(['active', 'archived'])
+ *   `kinds: (a|b)[]*`             manyOf(['a', 'b'], { required: true })
+ *   `ids: uuid[]*`                uuidList({ required: true })
+ *   `params: obj ={}`             json({ default: {} })
+ *   `voice: obj {modelId ≤80 …}`  object({ modelId: str({ max: 80 }), … })
+ *   `inputs: obj[] each {…}`      objectList({ slot: str({ required: true, max: 40 }), … })
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+
+/** Resource kinds that have a searchable list in the UI (resource locator). */
+export type LocatorKind = 'project' | 'collection';
+
+interface FieldCommon {
+	required?: boolean;
+	/** The spec's default (`=v`); absent when the spec gives none. */
+	default?: JsonValue;
+	/** Overrides the display name derived from the field's key. */
+	displayName?: string;
+	description?: string;
+	placeholder?: string;
+}
+
+export interface StringField extends FieldCommon {
+	kind: 'string';
+	max?: number;
+	format?: 'uri';
+	rows?: number;
+}
+export interface NumberField extends FieldCommon {
+	kind: 'integer' | 'number';
+	min?: number;
+	max?: number;
+}
+export interface BooleanField extends FieldCommon {
+	kind: 'boolean';
+}
+export interface UuidField extends FieldCommon {
+	kind: 'uuid';
+	/** Shown as a resource locator with a searchable list of this kind. */
+	locator?: LocatorKind;
+}
+export interface OptionsField extends FieldCommon {
+	kind: 'options';
+	values: readonly string[];
+}
+export interface MultiOptionsField extends FieldCommon {
+	kind: 'multiOptions';
+	values: readonly string[];
+	max?: number;
+}
+export interface ListField extends FieldCommon {
+	kind: 'list';
+	/** Type of each entry; the UI accepts an array (expression) or a comma-separated string. */
+	of: 'string' | 'uuid' | 'integer';
+	max?: number;
+}
+export interface JsonField extends FieldCommon {
+	kind: 'json';
+}
+export interface ObjectField extends FieldCommon {
+	kind: 'object';
+	fields: FieldMap;
+}
+export interface ObjectListField extends FieldCommon {
+	kind: 'objectList';
+	fields: FieldMap;
+}
+
+export type Field =
+	| StringField
+	| NumberField
+	| BooleanField
+	| UuidField
+	| OptionsField
+	| MultiOptionsField
+	| ListField
+	| JsonField
+	| ObjectField
+	| ObjectListField;
+
+export type FieldMap = Record<string, Field>;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Behaviour beyond "send the request, return the JSON", each implemented once in shared/. */
+export interface EndpointBehaviour {
+	/** List endpoint with cursor pagination (`limit`, `before`): Return All / Limit. */
+	paginate?: 'string' | 'integer';
+	/** Sends an Idempotency-Key header (job-creating endpoints). */
+	idempotent?: boolean;
+}
+
+export interface Endpoint extends EndpointBehaviour {
+	/** Operation value, n8n style: create, delete, get, getAll, update, or a verb. */
+	operation: string;
+	/** Operation display name, n8n style: Create, Delete, Get, Get Many, Update, … */
+	name: string;
+	/** Text of the action (shown in the nodes panel), e.g. "Create a project". */
+	action: string;
+	description: string;
+	method: HttpMethod;
+	/** Spec path, `{id}` placeholders included. */
+	path: string;
+	/** Scope named by the spec, null where the spec shows none. */
+	scope: string | null;
+	pathParams: FieldMap;
+	query: FieldMap;
+	body: FieldMap;
+}
+
+export interface Group {
+	/** Resource value, e.g. `project`. */
+	resource: string;
+	/** Resource display name, e.g. `Project`. */
+	name: string;
+	/** Spec document and section the group comes from. */
+	doc: 1 | 2 | 3;
+	section: string;
+	endpoints: Endpoint[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field builders
+
+type Opts<F extends Field> = Omit<F, 'kind'>;
+
+export const str = (o: Opts<StringField> = {}): StringField => ({ kind: 'string', ...o });
+export const int = (o: Opts<NumberField> = {}): NumberField => ({ kind: 'integer', ...o });
+export const num = (o: Opts<NumberField> = {}): NumberField => ({ kind: 'number', ...o });
+export const bool = (o: Opts<BooleanField> = {}): BooleanField => ({ kind: 'boolean', ...o });
+export const uuid = (o: Opts<UuidField> = {}): UuidField => ({ kind: 'uuid', ...o });
+export const ref = (locator: LocatorKind, o: Opts<UuidField> = {}): UuidField => ({
+	kind: 'uuid',
+	locator,
+	...o,
+});
+export const oneOf = (
+	values: readonly string[],
+	o: Omit<Opts<OptionsField>, 'values'> = {},
+): OptionsField => ({ kind: 'options', values, ...o });
+export const manyOf = (
+	values: readonly string[],
+	o: Omit<Opts<MultiOptionsField>, 'values'> = {},
+): MultiOptionsField => ({ kind: 'multiOptions', values, ...o });
+export const strList = (o: Omit<Opts<ListField>, 'of'> = {}): ListField => ({
+	kind: 'list',
+	of: 'string',
+	...o,
+});
+export const uuidList = (o: Omit<Opts<ListField>, 'of'> = {}): ListField => ({
+	kind: 'list',
+	of: 'uuid',
+	...o,
+});
+export const intList = (o: Omit<Opts<ListField>, 'of'> = {}): ListField => ({
+	kind: 'list',
+	of: 'integer',
+	...o,
+});
+export const json = (o: Opts<JsonField> = {}): JsonField => ({ kind: 'json', ...o });
+export const object = (
+	fields: FieldMap,
+	o: Omit<Opts<ObjectField>, 'fields'> = {},
+): ObjectField => ({
+	kind: 'object',
+	fields,
+	...o,
+});
+export const objectList = (
+	fields: FieldMap,
+	o: Omit<Opts<ObjectListField>, 'fields'> = {},
+): ObjectListField => ({ kind: 'objectList', fields, ...o });
+
+/** `true|false` in a query string. */
+export const flag = (o: Opts<BooleanField> = {}): BooleanField => bool(o);
+
+// ---------------------------------------------------------------------------------------------
+// Endpoint builder
+
+export interface EndpointDecl extends EndpointBehaviour {
+	name: string;
+	action: string;
+	description?: string;
+	/** Path parameters by placeholder name; default: every placeholder is a required string. */
+	path?: FieldMap;
+	query?: FieldMap;
+	body?: FieldMap;
+}
+
+/**
+ * Declares one endpoint: `endpoint('create', 'POST /projects', 'content.create', {...})`.
+ * The second argument is the spec line's method and path, verbatim.
+ */
+export function endpoint(
+	operation: string,
+	line: string,
+	scope: string | null,
+	decl: EndpointDecl,
+): Endpoint {
+	const match = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/.exec(line);
+	if (!match) throw new Error(`Catalog: bad endpoint line "${line}"`);
+	const [, method, path] = match;
+	const placeholders = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+	const pathParams: FieldMap = {};
+	for (const name of placeholders) {
+		const declared = decl.path?.[name];
+		pathParams[name] = { ...(declared ?? str()), required: true } as Field;
+	}
+	for (const name of Object.keys(decl.path ?? {})) {
+		if (!placeholders.includes(name)) {
+			throw new Error(`Catalog: ${line} declares path parameter "${name}" that is not in the path`);
+		}
+	}
+	return {
+		operation,
+		name: decl.name,
+		action: decl.action,
+		description: decl.description ?? decl.action,
+		method: method as HttpMethod,
+		path,
+		scope,
+		pathParams,
+		query: decl.query ?? {},
+		body: decl.body ?? {},
+		paginate: decl.paginate,
+		idempotent: decl.idempotent,
+	};
+}
+
+export function group(
+	resource: string,
+	name: string,
+	source: { doc: 1 | 2 | 3; section: string },
+	endpoints: Endpoint[],
+): Group {
+	const seen = new Set<string>();
+	for (const e of endpoints) {
+		if (seen.has(e.operation)) {
+			throw new Error(`Catalog: resource ${resource} declares operation ${e.operation} twice`);
+		}
+		seen.add(e.operation);
+	}
+	return { resource, name, ...source, endpoints };
+}

@@ -1,0 +1,564 @@
+/**
+ * Field kinds -> n8n properties, validation and request assembly. Everything a catalog
+ * declaration means for the UI and for the request is decided here, once.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	INodePropertyOptions,
+	NodeParameterValueType,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Endpoint, Field, FieldMap, Group, JsonValue } from './catalog/dsl';
+import { locatorProperty, UUID_REGEX } from './listSearch';
+import { asNodeError } from './transport';
+
+const UUID_RE = new RegExp(UUID_REGEX);
+
+/** Page size used when the node walks a list; the service treats more than 100 as 100. */
+export const PAGE_SIZE = 100;
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+const ACRONYMS: Record<string, string> = { id: 'ID', ids: 'IDs', url: 'URL', uri: 'URI', q: 'Q' };
+
+/** `cover_asset_id` -> "Cover Asset ID", `assetIds` -> "Asset IDs". */
+export function displayNameOf(key: string, field?: Field): string {
+	if (field?.displayName) return field.displayName;
+	const words = key
+		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+		.split(/[_\s]+/)
+		.filter(Boolean);
+	return words
+		.map((w) => ACRONYMS[w.toLowerCase()] ?? w.charAt(0).toUpperCase() + w.slice(1))
+		.join(' ');
+}
+
+/** Enum value -> option name: `primary_text` -> "Primary Text", `16:9` stays. */
+export function optionNameOf(value: string): string {
+	if (!/^[a-z]/i.test(value)) return value;
+	return displayNameOf(value);
+}
+
+/** The n8n parameter name of a path parameter: a located `{id}` becomes `projectId`. */
+export function pathParamName(key: string, field: Field): string {
+	return field.kind === 'uuid' && field.locator ? `${field.locator}Id` : key;
+}
+
+/** Name of the collection holding an operation's optional fields. */
+export function optionalCollectionOf(e: Endpoint): { name: string; displayName: string } {
+	if (e.paginate) return { name: 'filters', displayName: 'Filters' };
+	if (e.operation === 'update') return { name: 'updateFields', displayName: 'Update Fields' };
+	return { name: 'additionalFields', displayName: 'Additional Fields' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+function limitsText(field: Field): string {
+	const parts: string[] = [];
+	if (field.kind === 'string' && field.max !== undefined)
+		parts.push(`At most ${field.max} characters.`);
+	if ((field.kind === 'integer' || field.kind === 'number') && field.min !== undefined) {
+		parts.push(
+			field.max !== undefined ? `From ${field.min} to ${field.max}.` : `At least ${field.min}.`,
+		);
+	}
+	if (field.kind === 'list') {
+		parts.push(
+			`A list of ${field.of === 'uuid' ? 'IDs' : `${field.of}s`}: comma-separated, or an array from an expression.`,
+		);
+	}
+	return parts.join(' ');
+}
+
+function describe(field: Field): string | undefined {
+	const text = [field.description, limitsText(field)]
+		.filter(Boolean)
+		.join('. ')
+		.replace(/\.\./g, '.');
+	return text || undefined;
+}
+
+function options(values: readonly string[]): INodePropertyOptions[] {
+	return values.map((value) => ({ name: optionNameOf(value), value }));
+}
+
+/** The n8n property for one field. */
+export function fieldProperty(
+	key: string,
+	field: Field,
+	displayName = displayNameOf(key, field),
+): INodeProperties {
+	const base = {
+		displayName,
+		name: key,
+		description: describe(field),
+		placeholder: field.placeholder,
+	};
+	switch (field.kind) {
+		case 'string':
+			return {
+				...base,
+				type: 'string',
+				default: typeof field.default === 'string' ? field.default : '',
+				typeOptions: field.rows ? { rows: field.rows } : undefined,
+			};
+		case 'integer':
+		case 'number':
+			return {
+				...base,
+				type: 'number',
+				default: typeof field.default === 'number' ? field.default : (field.min ?? 0),
+				typeOptions: {
+					minValue: field.min,
+					maxValue: field.max,
+					numberPrecision: field.kind === 'integer' ? 0 : undefined,
+				},
+			};
+		case 'boolean':
+			return { ...base, type: 'boolean', default: field.default === true };
+		case 'uuid':
+			if (field.locator) return locatorProperty(key, field.locator, displayName, describe(field));
+			return {
+				...base,
+				type: 'string',
+				default: '',
+				placeholder: field.placeholder ?? 'e.g. 0b6e8a4c-1f0d-4d5e-9a7b-2c3d4e5f6a7b',
+			};
+		case 'options':
+			return {
+				...base,
+				type: 'options',
+				options: options(field.values),
+				default: typeof field.default === 'string' ? field.default : field.values[0],
+			};
+		case 'multiOptions':
+			return {
+				...base,
+				type: 'multiOptions',
+				options: options(field.values),
+				default: Array.isArray(field.default) ? (field.default as string[]) : [],
+			};
+		case 'list':
+			return {
+				...base,
+				type: 'string',
+				default: Array.isArray(field.default) ? field.default.join(', ') : '',
+			};
+		case 'json':
+			return {
+				...base,
+				type: 'json',
+				default: JSON.stringify(field.default ?? {}, null, 2),
+			};
+		case 'object':
+		case 'objectList':
+			return {
+				...base,
+				type: 'fixedCollection',
+				default: {},
+				typeOptions: { multipleValues: field.kind === 'objectList' },
+				options: [
+					{
+						name: 'values',
+						displayName: field.kind === 'objectList' ? 'Item' : displayName,
+						values: sortedProperties(field.fields, true),
+					},
+				],
+			};
+	}
+}
+
+function sortedProperties(fields: FieldMap, markRequired: boolean): INodeProperties[] {
+	return Object.entries(fields)
+		.map(([key, f]) => ({
+			...fieldProperty(key, f),
+			...(markRequired && f.required ? { required: true } : {}),
+		}))
+		.sort((a, b) => a.displayName.localeCompare(b.displayName));
+}
+
+function requiredEntries(e: Endpoint): Array<[string, Field]> {
+	return [...Object.entries(e.query), ...Object.entries(e.body)].filter(([, f]) => f.required);
+}
+
+function optionalFields(e: Endpoint): FieldMap {
+	const out: FieldMap = {};
+	for (const [k, f] of [...Object.entries(e.query), ...Object.entries(e.body)]) {
+		if (!f.required) out[k] = f;
+	}
+	return out;
+}
+
+/** Every property of one operation, in form order. */
+export function endpointProperties(resource: string, e: Endpoint): INodeProperties[] {
+	const show = { show: { resource: [resource], operation: [e.operation] } };
+	const props: INodeProperties[] = [];
+	for (const [key, f] of Object.entries(e.pathParams)) {
+		props.push({ ...fieldProperty(pathParamName(key, f), f), required: true });
+	}
+	for (const [key, f] of requiredEntries(e)) {
+		props.push({ ...fieldProperty(key, f), required: true });
+	}
+	if (e.paginate) {
+		props.push(
+			{
+				displayName: 'Return All',
+				name: 'returnAll',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to return all results or only up to a given limit',
+			},
+			{
+				displayName: 'Limit',
+				name: 'limit',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 50,
+				description: 'Max number of results to return',
+				displayOptions: { show: { returnAll: [false] } },
+			},
+		);
+	}
+	const optional = optionalFields(e);
+	if (Object.keys(optional).length) {
+		const { name, displayName } = optionalCollectionOf(e);
+		props.push({
+			displayName,
+			name,
+			type: 'collection',
+			placeholder: e.paginate ? 'Add Filter' : 'Add Field',
+			default: {},
+			options: sortedProperties(optional, false),
+		});
+	}
+	if (e.idempotent) {
+		props.push({
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [
+				{
+					displayName: 'Idempotency Key',
+					name: 'idempotencyKey',
+					type: 'string',
+					default: '',
+					description:
+						'At most 120 characters. By default a key derived from the execution, node and item is sent, so that n8n retries never charge twice; set one to control it yourself.',
+				},
+			],
+		});
+	}
+	return props.map((p) => ({ ...p, displayOptions: mergeShow(show, p.displayOptions) }));
+}
+
+function mergeShow(
+	show: { show: Record<string, string[]> },
+	own: INodeProperties['displayOptions'],
+): INodeProperties['displayOptions'] {
+	return { ...own, show: { ...show.show, ...(own?.show ?? {}) } };
+}
+
+/** The resource selector, the operation selectors and every operation's properties. */
+export function catalogProperties(groups: Group[]): INodeProperties[] {
+	const sorted = [...groups].sort((a, b) => a.name.localeCompare(b.name));
+	const firstResource = sorted[0].resource;
+	const props: INodeProperties[] = [
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: sorted.map((g) => ({ name: g.name, value: g.resource })),
+			default: firstResource,
+		},
+	];
+	for (const g of sorted) {
+		const ops = [...g.endpoints].sort((a, b) => a.name.localeCompare(b.name));
+		const defaultOperation = (g.endpoints.find((e) => e.operation === 'getAll') ?? g.endpoints[0])
+			.operation;
+		props.push({
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show: { resource: [g.resource] } },
+			options: ops.map((e) => ({
+				name: e.name,
+				value: e.operation,
+				description: e.description,
+				action: e.action,
+			})),
+			default: defaultOperation,
+		});
+	}
+	for (const g of sorted) {
+		for (const e of g.endpoints) props.push(...endpointProperties(g.resource, e));
+	}
+	return props;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation: user values -> JSON values of the right type, every limit checked
+
+export class FieldError extends Error {}
+
+function fail(message: string): never {
+	throw new FieldError(message);
+}
+
+function show(value: unknown): string {
+	const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function isBlank(value: unknown): boolean {
+	return value === undefined || value === null || value === '';
+}
+
+function toList(value: unknown, label: string): unknown[] {
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'string') {
+		const trimmed = value.trim();
+		if (trimmed.startsWith('[')) {
+			try {
+				const parsed: unknown = JSON.parse(trimmed);
+				if (Array.isArray(parsed)) return parsed;
+			} catch {
+				fail(
+					`${label} must be a list: a comma-separated string or a JSON array, got ${show(value)}`,
+				);
+			}
+		}
+		return trimmed
+			.split(',')
+			.map((s) => s.trim())
+			.filter((s) => s !== '');
+	}
+	if (typeof value === 'number') return [value];
+	return fail(`${label} must be a list, got ${show(value)}`);
+}
+
+function checkNumber(
+	value: unknown,
+	field: Field & { kind: 'integer' | 'number' },
+	label: string,
+): number {
+	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof n !== 'number' || !Number.isFinite(n))
+		fail(`${label} must be a number, got ${show(value)}`);
+	if (field.kind === 'integer' && !Number.isInteger(n))
+		fail(`${label} must be a whole number, got ${n}`);
+	if (field.min !== undefined && field.max !== undefined && (n < field.min || n > field.max)) {
+		fail(`${label} must be between ${field.min} and ${field.max}, got ${n}`);
+	}
+	if (field.min !== undefined && n < field.min)
+		fail(`${label} must be at least ${field.min}, got ${n}`);
+	if (field.max !== undefined && n > field.max)
+		fail(`${label} must be at most ${field.max}, got ${n}`);
+	return n;
+}
+
+function checkString(value: unknown, field: Field & { kind: 'string' }, label: string): string {
+	if (typeof value !== 'string' && typeof value !== 'number') {
+		fail(`${label} must be text, got ${show(value)}`);
+	}
+	const s = String(value);
+	if (field.max !== undefined && s.length > field.max) {
+		fail(`${label} must be at most ${field.max} characters, got ${s.length}`);
+	}
+	if (field.format === 'uri' && s !== '') {
+		try {
+			new URL(s);
+		} catch {
+			fail(`${label} must be a URL, got ${show(s)}`);
+		}
+	}
+	return s;
+}
+
+function checkUuid(value: unknown, label: string): string {
+	if (typeof value !== 'string' || !UUID_RE.test(value.trim()))
+		fail(`${label} must be a UUID, got ${show(value)}`);
+	return value.trim();
+}
+
+function checkBoolean(value: unknown, label: string): boolean {
+	if (typeof value === 'boolean') return value;
+	if (value === 'true' || value === 'false') return value === 'true';
+	return fail(`${label} must be true or false, got ${show(value)}`);
+}
+
+function checkEnum(value: unknown, values: readonly string[], label: string): string {
+	if (typeof value !== 'string' || !values.includes(value)) {
+		fail(`${label} must be one of ${values.join(', ')}, got ${show(value)}`);
+	}
+	return value;
+}
+
+function checkJsonObject(value: unknown, label: string): { [key: string]: JsonValue } {
+	let parsed = value;
+	if (typeof value === 'string') {
+		if (value.trim() === '') return {};
+		try {
+			parsed = JSON.parse(value);
+		} catch (error) {
+			fail(`${label} must be a JSON object: ${(error as Error).message}`);
+		}
+	}
+	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+		fail(`${label} must be a JSON object, got ${show(parsed)}`);
+	}
+	return parsed as { [key: string]: JsonValue };
+}
+
+/** Values of a fixed collection (`{ values: {...} }` or `{ values: [...] }`), or a plain object. */
+function collectionValues(value: unknown): unknown {
+	if (value && typeof value === 'object' && !Array.isArray(value) && 'values' in value) {
+		return (value as { values: unknown }).values;
+	}
+	return value;
+}
+
+function checkObject(
+	value: unknown,
+	fields: FieldMap,
+	label: string,
+): { [key: string]: JsonValue } {
+	const source = typeof value === 'string' ? checkJsonObject(value, label) : value;
+	if (typeof source !== 'object' || source === null || Array.isArray(source)) {
+		fail(`${label} must be an object, got ${show(source)}`);
+	}
+	return readFields(fields, source as IDataObject, (key) => `${label}.${key}`);
+}
+
+/**
+ * Checks one value against its field and returns it as the JSON the API expects.
+ * Returns undefined for a blank optional value (nothing is sent).
+ */
+export function coerce(field: Field, value: unknown, label: string): JsonValue | undefined {
+	if (isBlank(value) && field.kind !== 'string') {
+		if (field.required) fail(`${label} is required`);
+		return undefined;
+	}
+	switch (field.kind) {
+		case 'string': {
+			if (isBlank(value)) {
+				if (field.required) fail(`${label} is required`);
+				return value === '' ? '' : undefined;
+			}
+			return checkString(value, field, label);
+		}
+		case 'integer':
+		case 'number':
+			return checkNumber(value, field, label);
+		case 'boolean':
+			return checkBoolean(value, label);
+		case 'uuid':
+			return checkUuid(value, label);
+		case 'options':
+			return checkEnum(value, field.values, label);
+		case 'multiOptions':
+		case 'list': {
+			const list = toList(value, label);
+			if (field.required && list.length === 0) fail(`${label} needs at least one entry`);
+			if (field.max !== undefined && list.length > field.max) {
+				fail(`${label} can have at most ${field.max} entries, got ${list.length}`);
+			}
+			return list.map((entry, i) => {
+				const at = `${label}[${i}]`;
+				if (field.kind === 'multiOptions') return checkEnum(entry, field.values, at);
+				if (field.of === 'uuid') return checkUuid(entry, at);
+				if (field.of === 'integer') return checkNumber(entry, { kind: 'integer' }, at);
+				return checkString(entry, { kind: 'string' }, at);
+			});
+		}
+		case 'json':
+			return checkJsonObject(value, label);
+		case 'object':
+			return checkObject(collectionValues(value), field.fields, label);
+		case 'objectList': {
+			const raw = collectionValues(value);
+			const list = typeof raw === 'string' ? toList(raw, label) : raw;
+			if (!Array.isArray(list)) fail(`${label} must be a list of objects, got ${show(list)}`);
+			if (field.required && list.length === 0) fail(`${label} needs at least one entry`);
+			return list.map((entry, i) => checkObject(entry, field.fields, `${label}[${i}]`));
+		}
+	}
+}
+
+/** Checks every field of a map against an object of values; absent optional fields are skipped. */
+export function readFields(
+	fields: FieldMap,
+	values: IDataObject,
+	labelOf: (key: string, field: Field) => string,
+): { [key: string]: JsonValue } {
+	const out: { [key: string]: JsonValue } = {};
+	for (const [key, field] of Object.entries(fields)) {
+		const v = coerce(field, values[key], labelOf(key, field));
+		if (v !== undefined) out[key] = v;
+	}
+	return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request assembly
+
+export interface PreparedRequest {
+	method: Endpoint['method'];
+	/** Path with parameters filled in and encoded, relative to the base URL. */
+	path: string;
+	qs: IDataObject;
+	body?: { [key: string]: JsonValue };
+	idempotencyKey?: string;
+}
+
+/** Reads one item's parameters, validates them all, and assembles the request. */
+export function prepareRequest(
+	ctx: IExecuteFunctions,
+	e: Endpoint,
+	itemIndex: number,
+): PreparedRequest {
+	try {
+		const optional = optionalCollectionOf(e);
+		const collected = (
+			Object.keys(optionalFields(e)).length
+				? ctx.getNodeParameter(optional.name, itemIndex, {})
+				: {}
+		) as IDataObject;
+		const values: IDataObject = { ...collected };
+		for (const [key] of requiredEntries(e)) {
+			values[key] = ctx.getNodeParameter(
+				key,
+				itemIndex,
+			) as NodeParameterValueType as IDataObject[string];
+		}
+		const labelOf = (key: string, f: Field) => displayNameOf(key, f);
+
+		let path = e.path;
+		for (const [key, f] of Object.entries(e.pathParams)) {
+			const name = pathParamName(key, f);
+			const raw = ctx.getNodeParameter(name, itemIndex, undefined, { extractValue: true });
+			const v = coerce(f, typeof raw === 'string' ? raw.trim() : raw, displayNameOf(name, f));
+			path = path.replace(`{${key}}`, encodeURIComponent(String(v)));
+		}
+		const qs = readFields(e.query, values, labelOf) as IDataObject;
+		const body = readFields(e.body, values, labelOf);
+		const hasBody = e.method !== 'GET' && e.method !== 'DELETE';
+		return { method: e.method, path, qs, body: hasBody ? body : undefined };
+	} catch (error) {
+		if (error instanceof FieldError) {
+			throw new NodeOperationError(ctx.getNode(), error.message, {
+				itemIndex,
+				description: 'Nothing was sent to MediaGen: fix the value and run again.',
+			});
+		}
+		throw asNodeError(ctx, error, itemIndex);
+	}
+}

@@ -1,0 +1,296 @@
+/**
+ * The one place that sends requests to the service: authentication, base URL, retries and the
+ * mapping of error responses to NodeApiError with the spec's meaning.
+ */
+import { createHash } from 'node:crypto';
+
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+export const CREDENTIAL = 'mediaGenApi';
+
+export type MediaGenContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IWebhookFunctions;
+
+export interface MediaGenRequest {
+	method: IHttpRequestMethods;
+	/** Path relative to the credential's base URL, e.g. `/projects/123`. */
+	path: string;
+	qs?: IDataObject;
+	body?: unknown;
+	/** Sent as the Idempotency-Key header; makes a POST safe to retry. */
+	idempotencyKey?: string;
+	itemIndex?: number;
+}
+
+/** Retry policy; exported so tests and benchmarks can read it. */
+export const RETRY = {
+	/** Attempts after a 429 before giving up. */
+	rateLimitRetries: 8,
+	/** Longest Retry-After the node waits for, in seconds. */
+	maxRetryAfterSeconds: 120,
+	/** Attempts after a 5xx or network error, for safe requests only. */
+	serverRetries: 3,
+	/** First backoff delay in ms; doubles each attempt, capped, with jitter. */
+	baseDelayMs: 500,
+	maxDelayMs: 8000,
+};
+
+/** Exponential backoff with full jitter in [delay/2, delay]. */
+export function backoffDelay(attempt: number, random: () => number = Math.random): number {
+	const delay = Math.min(RETRY.baseDelayMs * 2 ** attempt, RETRY.maxDelayMs);
+	return Math.round(delay / 2 + (random() * delay) / 2);
+}
+
+/** Retry-After in ms (seconds or an HTTP date), bounded; undefined if absent or unreadable. */
+export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+	const seconds = Number(value);
+	let ms: number;
+	if (Number.isFinite(seconds)) ms = seconds * 1000;
+	else {
+		const date = Date.parse(String(value));
+		if (Number.isNaN(date)) return undefined;
+		ms = date - now;
+	}
+	return Math.min(Math.max(ms, 0), RETRY.maxRetryAfterSeconds * 1000);
+}
+
+/** A request may be sent again after a server fault only when that cannot do the work twice. */
+export function isRetrySafe(method: string, idempotencyKey?: string): boolean {
+	return ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(method) || !!idempotencyKey;
+}
+
+/**
+ * The default Idempotency-Key: the same for n8n's Retry On Fail of one item in one run of one
+ * execution, different for a new execution, another node, another run of the node, another item.
+ */
+export function defaultIdempotencyKey(parts: {
+	executionId: string;
+	nodeId: string;
+	runIndex: number;
+	itemIndex: number;
+}): string {
+	const material = `${parts.executionId}|${parts.nodeId}|${parts.runIndex}|${parts.itemIndex}`;
+	return `n8n-${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
+}
+
+/** Waits, returning early (with an error) when the execution is cancelled. */
+export async function cancellableSleep(ctx: MediaGenContext, ms: number): Promise<void> {
+	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+	if (!signal) return await sleep(ms);
+	if (signal.aborted) throw new Error('The execution was cancelled');
+	let onAbort: () => void = () => {};
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => reject(new Error('The execution was cancelled'));
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(ms), aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+interface FullResponse {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+}
+
+const baseUrls = new WeakMap<object, string>();
+
+/** The credential's base URL without a trailing slash, read once per context. */
+export async function baseUrlOf(ctx: MediaGenContext): Promise<string> {
+	const cached = baseUrls.get(ctx);
+	if (cached) return cached;
+	const credentials = await ctx.getCredentials(CREDENTIAL);
+	const url = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+	baseUrls.set(ctx, url);
+	return url;
+}
+
+interface ErrorBody {
+	error?: { code?: string; message?: string; details?: IDataObject };
+	requestId?: string;
+}
+
+function asErrorBody(body: unknown): ErrorBody {
+	if (typeof body === 'string') {
+		try {
+			return JSON.parse(body) as ErrorBody;
+		} catch {
+			return { error: { message: body.slice(0, 500) } };
+		}
+	}
+	return body && typeof body === 'object' ? (body as ErrorBody) : {};
+}
+
+/** Lists every `details.issues` entry as `path: message`. */
+export function issuesText(details: IDataObject | undefined): string[] {
+	const issues = details?.issues;
+	if (!Array.isArray(issues)) return [];
+	return issues.map((issue) => {
+		const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
+		const where = Array.isArray(path) ? path.join('.') : path ? String(path) : '';
+		return where ? `${where}: ${String(message)}` : String(message);
+	});
+}
+
+/** The spec's meaning of each error status, for the error message. */
+export function errorMessage(status: number, body: ErrorBody, retries: number): string {
+	const details = body.error?.details;
+	switch (status) {
+		case 400:
+			return 'MediaGen could not read the request';
+		case 401:
+			return 'MediaGen rejected the API key: check the key in the MediaGen API credential';
+		case 402: {
+			const balance = details?.balance ?? details?.available;
+			const required = details?.required ?? details?.credits;
+			const figures = [
+				balance !== undefined ? `balance ${String(balance)}` : '',
+				required !== undefined ? `needed ${String(required)}` : '',
+			].filter(Boolean);
+			return `Not enough credits${figures.length ? ` (${figures.join(', ')})` : ''}: nothing was charged`;
+		}
+		case 403:
+			return 'The API key is not allowed to do this: it lacks the scope, or the workspace plan lacks the feature';
+		case 404:
+			return 'Not found: it does not exist, or it belongs to another workspace';
+		case 409:
+			return body.error?.code === 'version_conflict'
+				? 'Conflict: the record was changed since this version; get it again and retry with its current version'
+				: 'Conflict: the request clashes with the current state of the record';
+		case 422:
+			return 'MediaGen rejected the values sent';
+		case 429:
+			return `MediaGen rate limit reached; still limited after ${retries} retries`;
+		default:
+			return status >= 500
+				? `MediaGen server error (${status})${retries ? ` after ${retries} retries` : ''}`
+				: `MediaGen answered with status ${status}`;
+	}
+}
+
+function toApiError(
+	ctx: MediaGenContext,
+	res: FullResponse,
+	retries: number,
+	itemIndex?: number,
+): NodeApiError {
+	const body = asErrorBody(res.body);
+	const requestId = body.requestId ?? (res.headers['x-request-id'] as string | undefined);
+	const lines = [
+		body.error?.message,
+		...issuesText(body.error?.details).map((line) => `- ${line}`),
+		body.error?.code ? `Code: ${body.error.code}` : undefined,
+		requestId ? `Request ID: ${requestId}` : undefined,
+	].filter(Boolean);
+	return new NodeApiError(
+		ctx.getNode(),
+		{ ...(body as JsonObject), httpCode: String(res.statusCode) } as JsonObject,
+		{
+			message: errorMessage(res.statusCode, body, retries),
+			description: lines.join('\n'),
+			httpCode: String(res.statusCode),
+			itemIndex,
+		},
+	);
+}
+
+function networkError(ctx: MediaGenContext, error: Error, retries: number, itemIndex?: number) {
+	return new NodeApiError(ctx.getNode(), { message: error.message } as JsonObject, {
+		message: `Could not reach MediaGen: ${error.message}`,
+		description: retries
+			? `Tried ${retries + 1} times.`
+			: 'Not retried: the request could have done its work twice (a POST without an idempotency key).',
+		itemIndex,
+	});
+}
+
+/** The error as n8n shows it: NodeApiError and NodeOperationError pass, anything else is wrapped. */
+export function asNodeError(
+	ctx: MediaGenContext,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
+
+/** Counters of what the transport did, for tests and benchmarks. */
+export const transportStats = { requests: 0, rateLimited: 0, retried: 0 };
+
+/**
+ * Sends one request with the credential and returns the parsed body. 429s wait for Retry-After
+ * and retry; 5xx and network errors retry with backoff only when safe (see isRetrySafe).
+ */
+export async function mediaGenRequest<T = unknown>(
+	ctx: MediaGenContext,
+	req: MediaGenRequest,
+): Promise<T> {
+	const baseUrl = await baseUrlOf(ctx);
+	const headers: IDataObject = { accept: 'application/json' };
+	if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
+	const options: IHttpRequestOptions = {
+		method: req.method,
+		url: `${baseUrl}${req.path}`,
+		qs: req.qs && Object.keys(req.qs).length ? req.qs : undefined,
+		headers,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+	};
+	if (req.body !== undefined) options.body = req.body as IDataObject;
+	const safe = isRetrySafe(req.method, req.idempotencyKey);
+
+	let limited = 0;
+	let faults = 0;
+	for (;;) {
+		let res: FullResponse;
+		transportStats.requests++;
+		try {
+			res = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				CREDENTIAL,
+				options,
+			)) as FullResponse;
+		} catch (error) {
+			if (safe && faults < RETRY.serverRetries) {
+				transportStats.retried++;
+				await cancellableSleep(ctx, backoffDelay(faults++));
+				continue;
+			}
+			throw networkError(ctx, error as Error, faults, req.itemIndex);
+		}
+		const status = res.statusCode;
+		if (status >= 200 && status < 300) return res.body as T;
+		if (status === 429 && limited < RETRY.rateLimitRetries) {
+			transportStats.rateLimited++;
+			const wait = retryAfterMs(res.headers['retry-after']) ?? backoffDelay(limited);
+			limited++;
+			await cancellableSleep(ctx, wait);
+			continue;
+		}
+		if (status >= 500 && safe && faults < RETRY.serverRetries) {
+			transportStats.retried++;
+			await cancellableSleep(ctx, backoffDelay(faults++));
+			continue;
+		}
+		throw toApiError(ctx, res, status === 429 ? limited : faults, req.itemIndex);
+	}
+}
