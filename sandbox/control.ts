@@ -1,0 +1,122 @@
+/**
+ * Test control, in-process. The same operations are served over HTTP under /__sandbox/ (no auth),
+ * see routes/control.ts and README.md.
+ */
+import type { App } from './app';
+import type { FaultInput, Fault } from './faults';
+import type { Notification, SentDelivery } from './hooks';
+import { createAsset } from './library';
+import type { RequestLogEntry } from './requestLog';
+import { KEYS, type SandboxConfig } from './state';
+import { parse, z } from './validation';
+import { assetView, creditsView } from './views';
+
+export const configPatch = z
+	.object({
+		rateLimitPerMinute: z.number().int().min(0),
+		timeScale: z.number().positive(),
+		defaultJobDurationMs: z.number().int().min(0).nullable(),
+		failureRate: z.number().min(0).max(1),
+		concurrentJobs: z.number().int().min(1).nullable(),
+		allowHttpWebhooks: z.boolean(),
+		maxStoredUploadBytes: z.number().int().min(0),
+		webhookTimeoutMs: z.number().int().min(1),
+	})
+	.partial();
+
+export const largeAssetInput = z.object({
+	/** Workspace alias (main | other | starter), key name (pro, ...) or id; default main. */
+	workspace: z.string().default('main'),
+	size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+	filename: z.string().max(255).default('large.bin'),
+	mimeType: z.string().max(100).default('application/octet-stream'),
+	title: z.string().max(200).optional(),
+	projectId: z.string().uuid().optional(),
+});
+
+export type WorkspaceRef =
+	| 'main'
+	| 'other'
+	| 'starter'
+	| 'pro'
+	| 'readOnly'
+	| 'otherWorkspace'
+	| (string & {});
+export type AssetJson = ReturnType<typeof assetView>;
+export type CreditsJson = ReturnType<typeof creditsView>;
+
+export interface SandboxControl {
+	/** Back to the start-up state: data, credits, config, faults, logs, pending timers. */
+	reset(): void;
+	config(): SandboxConfig;
+	setConfig(patch: Partial<SandboxConfig>): SandboxConfig;
+	/** Sets a workspace's spendable balance (books an adjustment in the ledger). */
+	setCredits(workspace: WorkspaceRef, balance: number): CreditsJson;
+	credits(workspace: WorkspaceRef): CreditsJson;
+	addFault(fault: FaultInput): Fault;
+	faults(): Fault[];
+	clearFaults(): void;
+	/** Request log; `path` is a regular expression searched in the request path. */
+	requests(filter?: { method?: string; path?: string }): RequestLogEntry[];
+	clearRequests(): void;
+	/** Every webhook HTTP request the sandbox sent (one entry per attempt). */
+	deliveries(): SentDelivery[];
+	clearDeliveries(): void;
+	/** Notifications to endpoint creators (endpoint disabled after 15 failed events). */
+	notifications(): Notification[];
+	/** An asset of `size` bytes generated on the fly when downloaded (byte i = i % 251). */
+	createLargeAsset(input: z.input<typeof largeAssetInput>): AssetJson;
+}
+
+export function makeControl(app: App): SandboxControl {
+	return {
+		reset: () => app.reset(),
+		config: () => ({ ...app.config }),
+		setConfig: (patch) => {
+			Object.assign(app.config, parse(configPatch, patch));
+			return { ...app.config };
+		},
+		setCredits: (ref, balance) => {
+			const b = parse(z.number().int().min(0), balance, 'balance');
+			const ws = app.state.workspace(ref);
+			if (b !== ws.balance) ws.book('adjustment', b - ws.balance, 'Balance set by sandbox control');
+			return creditsView(ws);
+		},
+		credits: (ref) => creditsView(app.state.workspace(ref)),
+		addFault: (f) => app.faults.add(f),
+		faults: () => app.faults.all(),
+		clearFaults: () => app.faults.clear(),
+		requests: (filter) => app.requestLog.list(filter),
+		clearRequests: () => app.requestLog.clear(),
+		deliveries: () => [...app.hooks.sent],
+		clearDeliveries: () => {
+			app.hooks.sent.length = 0;
+		},
+		notifications: () => [...app.hooks.notifications],
+		createLargeAsset: (input) => {
+			const i = parse(largeAssetInput, input);
+			const ws = app.state.workspace(i.workspace);
+			if (i.projectId) ws.projects.get(i.projectId);
+			return assetView(
+				createAsset(ws, {
+					filename: i.filename,
+					mimeType: i.mimeType,
+					size: i.size,
+					blob: { type: 'pattern', size: i.size },
+					source: 'sandbox',
+					title: i.title,
+					projectId: i.projectId,
+				}),
+			);
+		},
+	};
+}
+
+export const keyTable = () =>
+	KEYS.map(({ name, secret, workspaceId, scopes, purpose }) => ({
+		name,
+		key: secret,
+		workspaceId,
+		scopes,
+		purpose,
+	}));

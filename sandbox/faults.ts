@@ -1,0 +1,55 @@
+/**
+ * Fault injection: fail the next N matching requests, drop the next N matching responses after the
+ * work is done (socket destroyed without an answer), or delay the next N matching responses.
+ */
+import { parse, z } from './validation';
+
+export const faultInput = z.object({
+	kind: z.enum(['fail', 'drop', 'delay']),
+	/** HTTP method to match (any when absent). */
+	method: z.string().optional(),
+	/** Regular expression searched in the request path, e.g. "/generations$" (any when absent). */
+	path: z.string().optional(),
+	/** How many matching requests it applies to; default 1. */
+	count: z.number().int().min(1).default(1),
+	/** fail: the status (default 500) and error code (default "internal" or "injected_fault"). */
+	status: z.number().int().min(100).max(599).default(500),
+	code: z.string().optional(),
+	message: z.string().optional(),
+	/** delay: milliseconds (real time, not scaled). */
+	delayMs: z.number().int().min(0).default(1000),
+});
+export type FaultInput = z.input<typeof faultInput>;
+export type Fault = z.output<typeof faultInput> & { id: number; remaining: number };
+
+export class Faults {
+	private list: Fault[] = [];
+	private nextId = 1;
+	add(input: FaultInput): Fault {
+		const f = parse(faultInput, input);
+		new RegExp(f.path ?? ''); // throws on a bad pattern
+		const fault: Fault = { ...f, id: this.nextId++, remaining: f.count };
+		this.list.push(fault);
+		return fault;
+	}
+	all(): Fault[] {
+		return this.list.map((f) => ({ ...f }));
+	}
+	clear(): void {
+		this.list = [];
+	}
+	/** Consumes and returns the first fault of `kind` matching the request, if any. */
+	take(kind: Fault['kind'], method: string, path: string): Fault | undefined {
+		const f = this.list.find(
+			(x) =>
+				x.kind === kind &&
+				x.remaining > 0 &&
+				(!x.method || x.method.toUpperCase() === method) &&
+				(!x.path || new RegExp(x.path).test(path)),
+		);
+		if (!f) return undefined;
+		f.remaining--;
+		if (f.remaining === 0) this.list = this.list.filter((x) => x !== f);
+		return f;
+	}
+}

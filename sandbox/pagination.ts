@@ -1,0 +1,50 @@
+/**
+ * Cursor pagination per docs/api-assumptions.md: newest first, `{ data, nextCursor }`, pass
+ * nextCursor as `before`. Cursors are opaque strings (base64url of the record's sequence number);
+ * the ledger uses plain integers (its entry ids).
+ */
+import { validationError } from './http';
+
+export interface Page<T> {
+	data: T[];
+	nextCursor: string | number | null;
+}
+
+export const DEFAULT_LIMIT = 20;
+
+const encode = (seq: number): string => Buffer.from(`s:${seq}`).toString('base64url');
+function decode(cursor: string): number {
+	const m = /^s:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+	if (!m)
+		throw validationError([{ path: 'before', message: 'Invalid cursor', code: 'invalid_cursor' }]);
+	return Number(m[1]);
+}
+
+/** Pages records ordered by `seq`, newest first; `view` turns a record into its JSON. */
+export function paginate<T extends { seq: number }, V>(
+	records: T[],
+	q: { limit?: number; before?: string },
+	view: (r: T) => V,
+): Page<V> {
+	const limit = q.limit ?? DEFAULT_LIMIT;
+	const before = q.before !== undefined && q.before !== '' ? decode(q.before) : Infinity;
+	const sorted = records.filter((r) => r.seq < before).sort((a, b) => b.seq - a.seq);
+	const page = sorted.slice(0, limit);
+	return {
+		data: page.map(view),
+		nextCursor: sorted.length > limit ? encode(page[page.length - 1].seq) : null,
+	};
+}
+
+/** Pages by integer id, newest first (ledger). */
+export function paginateById<T extends { id: number }>(
+	records: T[],
+	q: { limit?: number; before?: number },
+): Page<T> {
+	const limit = q.limit ?? DEFAULT_LIMIT;
+	const sorted = records
+		.filter((r) => q.before === undefined || r.id < q.before)
+		.sort((a, b) => b.id - a.id);
+	const page = sorted.slice(0, limit);
+	return { data: page, nextCursor: sorted.length > limit ? page[page.length - 1].id : null };
+}

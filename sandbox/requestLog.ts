@@ -1,0 +1,39 @@
+/** The request log tests read to assert what was (not) sent. */
+export interface RequestLogEntry {
+	seq: number;
+	time: string;
+	method: string;
+	/** Full path without the query, e.g. "/v1/generations" or "/files/uploads/...". */
+	path: string;
+	query: Record<string, string>;
+	/** Name of the API key used ("pro", "readOnly", ...), null when none or unknown. */
+	keyName: string | null;
+	status: number;
+	/** The Idempotency-Key header of any request, or the body key on routes that honour one. */
+	idempotencyKey: string | null;
+	requestId: string;
+	/** Set when a fault dropped the response (the work was done, no answer was sent). */
+	dropped: boolean;
+	/** Set when a fault injected the status. */
+	injected: boolean;
+	durationMs: number;
+}
+
+export class RequestLog {
+	private entries: RequestLogEntry[] = [];
+	private seq = 0;
+	add(e: Omit<RequestLogEntry, 'seq'>): void {
+		this.entries.push({ ...e, seq: ++this.seq });
+		if (this.entries.length > 10_000) this.entries.shift();
+	}
+	list(filter: { method?: string; path?: string } = {}): RequestLogEntry[] {
+		return this.entries.filter(
+			(e) =>
+				(!filter.method || e.method === filter.method.toUpperCase()) &&
+				(!filter.path || new RegExp(filter.path).test(e.path)),
+		);
+	}
+	clear(): void {
+		this.entries = [];
+	}
+}

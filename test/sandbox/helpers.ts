@@ -1,0 +1,68 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/** Small real-HTTP client for the sandbox tests. */
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+
+// Tests read response bodies freely; a body's shape is what each test asserts.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any;
+
+export interface Res<T = Body> {
+	status: number;
+	headers: Headers;
+	body: T;
+}
+
+export type Call = <T = Body>(
+	method: string,
+	path: string,
+	body?: unknown,
+	headers?: Record<string, string>,
+) => Promise<Res<T>>;
+
+/** A caller bound to a key (or no key when undefined). Paths are relative to baseUrl unless absolute. */
+export function client(sb: Sandbox, key: string | undefined): Call {
+	return async (method, path, body, headers = {}) => {
+		const url = path.startsWith('http') ? path : `${sb.baseUrl}${path}`;
+		const res = await fetch(url, {
+			method,
+			headers: {
+				...(key ? { authorization: `Bearer ${key}` } : {}),
+				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+				...headers,
+			},
+			body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+		});
+		const text = await res.text();
+		let parsed: unknown = text;
+		if ((res.headers.get('content-type') ?? '').includes('application/json'))
+			parsed = JSON.parse(text);
+		return { status: res.status, headers: res.headers, body: parsed as Body };
+	};
+}
+
+export async function start(options: SandboxOptions = {}): Promise<Sandbox> {
+	return startSandbox({
+		port: 0,
+		quiet: true,
+		rateLimitPerMinute: 0,
+		timeScale: 0.001,
+		...options,
+	});
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until fn returns a truthy value or the timeout passes. */
+export async function until<T>(
+	fn: () => Promise<T> | T,
+	timeoutMs = 5000,
+	everyMs = 10,
+): Promise<T> {
+	const end = Date.now() + timeoutMs;
+	for (;;) {
+		const v = await fn();
+		if (v) return v;
+		if (Date.now() > end) throw new Error('timed out waiting');
+		await sleep(everyMs);
+	}
+}

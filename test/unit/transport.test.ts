@@ -1,0 +1,80 @@
+import {
+	backoffDelay,
+	defaultIdempotencyKey,
+	errorMessage,
+	isRetrySafe,
+	issuesText,
+	retryAfterMs,
+	RETRY,
+} from '../../nodes/shared/transport';
+
+describe('retry policy', () => {
+	test('a POST is retried after a fault only with an idempotency key', () => {
+		expect(isRetrySafe('POST')).toBe(false);
+		expect(isRetrySafe('PATCH')).toBe(false);
+		expect(isRetrySafe('POST', 'n8n-abc')).toBe(true);
+		for (const m of ['GET', 'PUT', 'DELETE']) expect(isRetrySafe(m)).toBe(true);
+	});
+	test('backoff doubles, is jittered into [d/2, d], and is capped', () => {
+		expect(backoffDelay(0, () => 0)).toBe(RETRY.baseDelayMs / 2);
+		expect(backoffDelay(0, () => 1)).toBe(RETRY.baseDelayMs);
+		expect(backoffDelay(2, () => 1)).toBe(RETRY.baseDelayMs * 4);
+		expect(backoffDelay(30, () => 1)).toBe(RETRY.maxDelayMs);
+	});
+	test('Retry-After: seconds, HTTP date, bounded, unreadable', () => {
+		expect(retryAfterMs('3')).toBe(3000);
+		expect(retryAfterMs(['2'])).toBe(2000);
+		const now = Date.parse('2026-01-01T00:00:00Z');
+		expect(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+		expect(retryAfterMs('99999')).toBe(RETRY.maxRetryAfterSeconds * 1000);
+		expect(retryAfterMs('soon')).toBeUndefined();
+		expect(retryAfterMs(undefined)).toBeUndefined();
+	});
+});
+
+describe('idempotency keys', () => {
+	const base = { executionId: '101', nodeId: 'node-a', runIndex: 0, itemIndex: 0 };
+	test('stable for the same execution, node, run and item (n8n Retry On Fail)', () => {
+		expect(defaultIdempotencyKey(base)).toBe(defaultIdempotencyKey({ ...base }));
+	});
+	test('different for a new execution, node, run or item', () => {
+		const keys = new Set([
+			defaultIdempotencyKey(base),
+			defaultIdempotencyKey({ ...base, executionId: '102' }),
+			defaultIdempotencyKey({ ...base, nodeId: 'node-b' }),
+			defaultIdempotencyKey({ ...base, runIndex: 1 }),
+			defaultIdempotencyKey({ ...base, itemIndex: 1 }),
+		]);
+		expect(keys.size).toBe(5);
+	});
+	test('within the spec limit of 120 characters', () => {
+		expect(defaultIdempotencyKey(base).length).toBeLessThanOrEqual(120);
+	});
+});
+
+describe('error meaning', () => {
+	test('each status says what it means in the spec', () => {
+		expect(errorMessage(401, {}, 0)).toMatch(/API key/);
+		expect(errorMessage(402, { error: { details: { balance: 3, required: 20 } } }, 0)).toBe(
+			'Not enough credits (balance 3, needed 20): nothing was charged',
+		);
+		expect(errorMessage(403, {}, 0)).toMatch(/scope/);
+		expect(errorMessage(404, {}, 0)).toMatch(/another workspace/);
+		expect(errorMessage(409, { error: { code: 'version_conflict' } }, 0)).toMatch(
+			/current version/,
+		);
+		expect(errorMessage(422, {}, 0)).toMatch(/rejected/);
+		expect(errorMessage(429, {}, 8)).toMatch(/8 retries/);
+		expect(errorMessage(503, {}, 3)).toBe('MediaGen server error (503) after 3 retries');
+	});
+	test('every 422 issue is listed with its path', () => {
+		expect(
+			issuesText({
+				issues: [
+					{ path: 'name', message: 'too long' },
+					{ path: ['inputs', 0, 'slot'], message: 'required' },
+				],
+			}),
+		).toEqual(['name: too long', 'inputs.0.slot: required']);
+	});
+});
