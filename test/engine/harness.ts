@@ -1,0 +1,290 @@
+/**
+ * Engine harness: runs workflow JSON in-process with n8n-core's own execution engine
+ * (WorkflowExecute), our real node classes and credential, and real HTTP to a sandbox.
+ * Modelled on n8n's NodeTestHarness (packages/core/nodes-testing), without network mocks.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	ITaskData,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	IConnections,
+	INodeParameters,
+	IVersionedNodeType,
+	IExecuteFunctions,
+} from 'n8n-workflow';
+import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
+
+import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+
+/** Test-only start node: emits the items given in its `items` parameter (JSON array). */
+class TestItems implements INodeType {
+	description = {
+		displayName: 'Test Items',
+		name: 'testItems',
+		group: ['input'],
+		version: 1,
+		description: 'Emits the configured items',
+		defaults: { name: 'Items' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[{}]' }],
+	} as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
+		const items = (typeof raw === 'string' ? JSON.parse(raw) : raw) as IDataObject[];
+		return [items.map((json) => ({ json }))];
+	}
+}
+
+const NODE_TYPES: Record<string, INodeType> = {
+	'n8n-nodes-mediagen.mediaGen': new MediaGen(),
+	'test.items': new TestItems(),
+};
+
+class NodeTypes implements INodeTypes {
+	getByName(type: string): INodeType | IVersionedNodeType {
+		return this.getByNameAndVersion(type);
+	}
+
+	getByNameAndVersion(type: string): INodeType {
+		const nodeType = NODE_TYPES[type];
+		if (!nodeType) throw new Error(`Unknown node type ${type}`);
+		return nodeType;
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+const CREDENTIAL_TYPES: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
+
+/** Resolves `={{$credentials.x}}` templates the way n8n does for generic authentication. */
+function resolveTemplate(value: string, credentials: ICredentialDataDecryptedObject): string {
+	if (!value.startsWith('=')) return value;
+	return value
+		.slice(1)
+		.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) =>
+			String(credentials[key] ?? ''),
+		);
+}
+
+class CredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const auth = CREDENTIAL_TYPES[typeName]?.authenticate;
+		if (!auth) return requestOptions;
+		if (typeof auth === 'function') return await auth(credentials, requestOptions);
+		const headers = { ...(requestOptions.headers ?? {}) };
+		for (const [name, value] of Object.entries(auth.properties.headers ?? {})) {
+			headers[name] = resolveTemplate(String(value), credentials);
+		}
+		return { ...requestOptions, headers };
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('not used by the harness');
+	}
+
+	async getDecrypted(
+		_a: unknown,
+		_n: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const found = this.data[type];
+		if (!found) throw new Error(`No test credentials for ${type}`);
+		return found;
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties() {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+}
+
+export interface TestNode {
+	name: string;
+	type: string;
+	parameters: INodeParameters;
+	continueOnFail?: boolean;
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
+}
+
+export interface RunOptions {
+	credentials: { mediaGenApi: { apiKey: string; baseUrl: string } };
+	executionId?: string;
+}
+
+export interface RunResult {
+	run: IRun;
+	/** JSON of each output item of a node (first run, first output). */
+	json(nodeName: string): IDataObject[];
+	items(nodeName: string): INodeExecutionData[];
+	/** The error of the run, if the workflow stopped on one. */
+	error?: { message: string; description?: string | null; node?: string };
+	taskData(nodeName: string): ITaskData | undefined;
+}
+
+/** Items node followed by a chain of nodes, connected in order. */
+export function chain(items: IDataObject[], nodes: TestNode[]): IWorkflowBase {
+	const all: TestNode[] = [
+		{ name: 'Items', type: 'test.items', parameters: { items: JSON.stringify(items) } },
+		...nodes,
+	];
+	const connections: IConnections = {};
+	for (let i = 0; i < all.length - 1; i++) {
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return {
+		id: 'wf-test',
+		name: 'engine test',
+		active: false,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		activeVersionId: null,
+		nodes: all.map(
+			(n, i): INode => ({
+				id: `node-${i}-${n.name.replace(/\W/g, '')}`,
+				name: n.name,
+				type: n.type,
+				typeVersion: 1,
+				position: [i * 200, 0],
+				parameters: n.parameters,
+				credentials: n.type.startsWith('n8n-nodes-mediagen')
+					? { mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' } }
+					: undefined,
+				continueOnFail: n.continueOnFail,
+				retryOnFail: n.retryOnFail,
+				maxTries: n.maxTries,
+				waitBetweenTries: n.waitBetweenTries,
+			}),
+		),
+		connections,
+	} as IWorkflowBase;
+}
+
+/** A MediaGen node for chain(). */
+export function mediaGen(
+	name: string,
+	parameters: INodeParameters,
+	extra: Partial<TestNode> = {},
+): TestNode {
+	return { name, type: 'n8n-nodes-mediagen.mediaGen', parameters, ...extra };
+}
+
+/** Runs a workflow with n8n-core's WorkflowExecute, from its first node. */
+export async function runWorkflow(
+	workflowData: IWorkflowBase,
+	options: RunOptions,
+): Promise<RunResult> {
+	const executionId = options.executionId ?? randomUUID();
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes: workflowData.nodes,
+		connections: workflowData.connections,
+		nodeTypes: new NodeTypes(),
+		active: false,
+		settings: workflowData.settings,
+	});
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	let finished: (run: IRun) => void = () => {};
+	const done = new Promise<IRun>((resolve) => (finished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
+
+	const additionalData = {
+		hooks,
+		credentialsHelper: new CredentialsHelper(options.credentials),
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		formBaseUrl: 'http://localhost:5678/form',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		formTestBaseUrl: 'http://localhost:5678/form-test',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		mcpBaseUrl: 'http://localhost:5678/mcp',
+		mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
+		variables: {},
+		executeWorkflow: async () => {
+			throw new Error('not used by the harness');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: () => {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const startNode = workflow.getNode(workflowData.nodes[0].name);
+	if (!startNode) throw new Error('workflow has no nodes');
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
+		},
+	});
+
+	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	await execute.processRunExecutionData(workflow);
+	const run = await done;
+	const runData = run.data.resultData.runData;
+	const taskData = (nodeName: string) => runData[nodeName]?.[0];
+	const items = (nodeName: string) => taskData(nodeName)?.data?.main?.[0] ?? [];
+	const error = run.data.resultData.error;
+	return {
+		run,
+		taskData,
+		items,
+		json: (nodeName) => items(nodeName).map((i) => i.json),
+		error: error
+			? {
+					message: error.message,
+					description: (error as { description?: string | null }).description,
+					node: (error as { node?: INode }).node?.name,
+				}
+			: undefined,
+	};
+}
