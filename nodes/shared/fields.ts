@@ -7,7 +7,6 @@ import type {
 	IExecuteFunctions,
 	INodeProperties,
 	INodePropertyOptions,
-	NodeParameterValueType,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -182,14 +181,22 @@ function sortedProperties(fields: FieldMap, markRequired: boolean): INodePropert
 		.sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
-function requiredEntries(e: Endpoint): Array<[string, Field]> {
-	return [...Object.entries(e.query), ...Object.entries(e.body)].filter(([, f]) => f.required);
+/** Fields the user types on the form itself: required ones and those marked `top`. */
+function topEntries(e: Endpoint): Array<[string, Field]> {
+	return [...Object.entries(e.query), ...Object.entries(e.body)].filter(
+		([, f]) => (f.required || f.top) && !f.derived,
+	);
 }
 
+/**
+ * Fields under the operation's collection: the other optional ones, plus the file name and MIME
+ * type of an upload as overrides. The file size and the idempotency key are never typed here.
+ */
 function optionalFields(e: Endpoint): FieldMap {
 	const out: FieldMap = {};
 	for (const [k, f] of [...Object.entries(e.query), ...Object.entries(e.body)]) {
-		if (!f.required) out[k] = f;
+		if (f.derived === 'fileName' || f.derived === 'mimeType') out[k] = { ...f, required: false };
+		else if (!f.required && !f.top && !f.derived) out[k] = f;
 	}
 	return out;
 }
@@ -201,8 +208,8 @@ export function endpointProperties(resource: string, e: Endpoint): INodeProperti
 	for (const [key, f] of Object.entries(e.pathParams)) {
 		props.push({ ...fieldProperty(pathParamName(key, f), f), required: true });
 	}
-	for (const [key, f] of requiredEntries(e)) {
-		props.push({ ...fieldProperty(key, f), required: true });
+	for (const [key, f] of topEntries(e)) {
+		props.push({ ...fieldProperty(key, f), ...(f.required ? { required: true } : {}) });
 	}
 	if (e.paginate) {
 		props.push(
@@ -236,26 +243,124 @@ export function endpointProperties(resource: string, e: Endpoint): INodeProperti
 			options: sortedProperties(optional, false),
 		});
 	}
+	props.push(...behaviourProperties(e));
+	return props.map((p) => ({ ...p, displayOptions: mergeShow(show, p.displayOptions) }));
+}
+
+const binaryProperty = (displayName: string, description: string): INodeProperties => ({
+	displayName,
+	name: 'binaryPropertyName',
+	type: 'string',
+	default: 'data',
+	required: true,
+	description,
+});
+
+/** Properties of an operation's behaviour (jobs, binary in and out, idempotency). */
+function behaviourProperties(e: Endpoint): INodeProperties[] {
+	const props: INodeProperties[] = [];
+	const options: INodeProperties[] = [];
+	if (e.binary === 'upload') {
+		props.push(
+			binaryProperty(
+				'Input Binary Field',
+				'Name of the binary property holding the file to upload',
+			),
+		);
+	}
+	if (e.binary === 'download' || e.binary === 'text') {
+		props.push(
+			binaryProperty(
+				'Put Output File in Field',
+				'Name of the binary property to write the file to',
+			),
+		);
+	}
+	if (e.binary === 'download') {
+		options.push({
+			displayName: 'Include Download URL',
+			name: 'includeDownloadUrl',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to put the short-lived signed download URL in the output too',
+		});
+	}
+	if (e.job) {
+		props.push(
+			{
+				displayName: 'Wait for Completion',
+				name: 'waitForCompletion',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to wait until the job has finished and return its outputs; otherwise return the started job at once',
+			},
+			{
+				displayName: 'Return As',
+				name: 'returnAs',
+				type: 'options',
+				default: 'json',
+				displayOptions: { show: { waitForCompletion: [true] } },
+				options: [
+					{ name: 'JSON', value: 'json', description: 'The job record with its output asset IDs' },
+					{
+						name: 'Binary',
+						value: 'binary',
+						description: 'The output files, with a short summary',
+					},
+					{ name: 'Both', value: 'both', description: 'The job record and the output files' },
+				],
+			},
+			{
+				...binaryProperty(
+					'Put Output Files in Field',
+					'Name of the binary property for the first output; further outputs get _1, _2, …',
+				),
+				displayOptions: { show: { waitForCompletion: [true], returnAs: ['binary', 'both'] } },
+			},
+		);
+		options.push(
+			{
+				displayName: 'Max Credits',
+				name: 'maxCredits',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				description:
+					'Estimate first and refuse, without starting or charging anything, when the cost is higher. 0 means no limit.',
+			},
+			{
+				displayName: 'Timeout (Minutes)',
+				name: 'timeoutMinutes',
+				type: 'number',
+				default: 10,
+				typeOptions: { minValue: 1, maxValue: 1440 },
+				description:
+					'How long to wait for completion. The job keeps running at MediaGen after a timeout; for long jobs consider the MediaGen Trigger.',
+			},
+		);
+	}
 	if (e.idempotent) {
+		options.push({
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			description:
+				'At most 120 characters. By default a key derived from the execution, node, run and item is sent, so that retries never charge twice; set one to control it yourself.',
+		});
+	}
+	if (options.length) {
 		props.push({
 			displayName: 'Options',
 			name: 'options',
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
-			options: [
-				{
-					displayName: 'Idempotency Key',
-					name: 'idempotencyKey',
-					type: 'string',
-					default: '',
-					description:
-						'At most 120 characters. By default a key derived from the execution, node and item is sent, so that n8n retries never charge twice; set one to control it yourself.',
-				},
-			],
+			options: options.sort((a, b) => a.displayName.localeCompare(b.displayName)),
 		});
 	}
-	return props.map((p) => ({ ...p, displayOptions: mergeShow(show, p.displayOptions) }));
+	return props;
 }
 
 function mergeShow(
@@ -383,7 +488,15 @@ function checkString(value: unknown, field: Field & { kind: 'string' }, label: s
 	return s;
 }
 
-function checkUuid(value: unknown, label: string): string {
+/** The value of a resource locator (`{ __rl: true, mode, value }`), or the value itself. */
+function locatorValue(value: unknown): unknown {
+	if (value && typeof value === 'object' && '__rl' in value)
+		return (value as unknown as { value: unknown }).value;
+	return value;
+}
+
+function checkUuid(raw: unknown, label: string): string {
+	const value = locatorValue(raw);
 	if (typeof value !== 'string' || !UUID_RE.test(value.trim()))
 		fail(`${label} must be a UUID, got ${show(value)}`);
 	return value.trim();
@@ -442,7 +555,8 @@ function checkObject(
  * Checks one value against its field and returns it as the JSON the API expects.
  * Returns undefined for a blank optional value (nothing is sent).
  */
-export function coerce(field: Field, value: unknown, label: string): JsonValue | undefined {
+export function coerce(field: Field, raw: unknown, label: string): JsonValue | undefined {
+	const value = field.kind === 'uuid' ? locatorValue(raw) : raw;
 	if (isBlank(value) && field.kind !== 'string') {
 		if (field.required) fail(`${label} is required`);
 		return undefined;
@@ -517,6 +631,8 @@ export interface PreparedRequest {
 	qs: IDataObject;
 	body?: { [key: string]: JsonValue };
 	idempotencyKey?: string;
+	/** Path parameter values by placeholder name. */
+	params: Record<string, string>;
 }
 
 /** Reads one item's parameters, validates them all, and assembles the request. */
@@ -524,6 +640,7 @@ export function prepareRequest(
 	ctx: IExecuteFunctions,
 	e: Endpoint,
 	itemIndex: number,
+	derivedValues: IDataObject = {},
 ): PreparedRequest {
 	try {
 		const optional = optionalCollectionOf(e);
@@ -532,26 +649,29 @@ export function prepareRequest(
 				? ctx.getNodeParameter(optional.name, itemIndex, {})
 				: {}
 		) as IDataObject;
-		const values: IDataObject = { ...collected };
-		for (const [key] of requiredEntries(e)) {
-			values[key] = ctx.getNodeParameter(
-				key,
-				itemIndex,
-			) as NodeParameterValueType as IDataObject[string];
+		const values: IDataObject = { ...derivedValues };
+		for (const [key, v] of Object.entries(collected)) {
+			if (!(isBlank(v) && key in derivedValues)) values[key] = v;
+		}
+		for (const [key] of topEntries(e)) {
+			values[key] = ctx.getNodeParameter(key, itemIndex, '') as IDataObject[string];
 		}
 		const labelOf = (key: string, f: Field) => displayNameOf(key, f);
 
 		let path = e.path;
+		const params: Record<string, string> = {};
 		for (const [key, f] of Object.entries(e.pathParams)) {
 			const name = pathParamName(key, f);
 			const raw = ctx.getNodeParameter(name, itemIndex, undefined, { extractValue: true });
-			const v = coerce(f, typeof raw === 'string' ? raw.trim() : raw, displayNameOf(name, f));
-			path = path.replace(`{${key}}`, encodeURIComponent(String(v)));
+			params[key] = String(
+				coerce(f, typeof raw === 'string' ? raw.trim() : raw, displayNameOf(name, f)),
+			);
+			path = path.replace(`{${key}}`, encodeURIComponent(params[key]));
 		}
 		const qs = readFields(e.query, values, labelOf) as IDataObject;
 		const body = readFields(e.body, values, labelOf);
 		const hasBody = e.method !== 'GET' && e.method !== 'DELETE';
-		return { method: e.method, path, qs, body: hasBody ? body : undefined };
+		return { method: e.method, path, qs, body: hasBody ? body : undefined, params };
 	} catch (error) {
 		if (error instanceof FieldError) {
 			throw new NodeOperationError(ctx.getNode(), error.message, {

@@ -21,14 +21,39 @@ interface LocatorSource {
 	path: string;
 	/** Query parameter the endpoint searches with, if it has one; otherwise filtered here. */
 	searchParam?: string;
-	/** Record field used as the label. */
-	label: string;
+	/** The label of a record in the list. */
+	label: (record: IDataObject) => string;
 	method: string;
 }
 
+const text = (...values: unknown[]) =>
+	String(values.find((v) => typeof v === 'string' && v !== '') ?? '');
+
 export const LOCATORS: Record<LocatorKind, LocatorSource> = {
-	project: { path: '/projects', searchParam: 'q', label: 'name', method: 'searchProjects' },
-	collection: { path: '/collections', label: 'name', method: 'searchCollections' },
+	project: {
+		path: '/projects',
+		searchParam: 'q',
+		label: (r) => text(r.name, r.id),
+		method: 'searchProjects',
+	},
+	collection: {
+		path: '/collections',
+		label: (r) => text(r.name, r.id),
+		method: 'searchCollections',
+	},
+	asset: {
+		path: '/assets',
+		searchParam: 'q',
+		label: (r) => `${text(r.title, r.filename, r.id)} (${text(r.kind)})`,
+		method: 'searchAssets',
+	},
+	generation: {
+		path: '/generations',
+		label: (r) =>
+			`${text(r.title, r.prompt, r.model_id, r.id).slice(0, 60)} · ${text(r.tool)} · ${text(r.status)}`,
+		method: 'searchGenerations',
+	},
+	webhook: { path: '/webhooks', label: (r) => text(r.url, r.id), method: 'searchWebhooks' },
 };
 
 export interface ListPage {
@@ -64,7 +89,7 @@ async function search(
 	);
 	const needle = filter?.toLowerCase();
 	const results: INodeListSearchItems[] = records
-		.map((r) => ({ name: String(r[source.label] ?? r.id), value: String(r.id) }))
+		.map((r) => ({ name: source.label(r), value: String(r.id) }))
 		.filter((r) => source.searchParam || !needle || r.name.toLowerCase().includes(needle));
 	return { results, paginationToken: next === undefined ? undefined : String(next) };
 }

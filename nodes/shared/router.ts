@@ -1,13 +1,17 @@
 /**
- * Runs a node's operations from its catalog: one request (or one paginated walk) per item,
- * continue-on-fail per item with pairedItem, nothing sent for an item whose input is invalid.
+ * Runs a node's operations from its catalog: one request (or one paginated walk, one job, one
+ * file) per item, continue-on-fail per item with pairedItem, nothing sent for an item whose input
+ * is invalid. Jobs of all items are started first and then awaited together.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { binaryFileInfo, downloadAssetToBinary, uploadBinary } from './binary';
 import type { Endpoint, Group } from './catalog/dsl';
 import type { PreparedRequest } from './fields';
 import { PAGE_SIZE, prepareRequest } from './fields';
+import type { JobSettings, PendingJob, ReturnAs } from './jobs';
+import { guardCredits, jobOutput, pendingJob, waitForJobs } from './jobs';
 import { pageOf } from './listSearch';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
 
@@ -25,6 +29,7 @@ export function findEndpoint(
 /** Walks a cursor-paginated list until `max` records (or the end when max is Infinity). */
 export async function collectPages(
 	ctx: IExecuteFunctions,
+	e: Endpoint,
 	req: PreparedRequest,
 	max: number,
 	itemIndex: number,
@@ -35,10 +40,16 @@ export async function collectPages(
 		const limit = Math.min(PAGE_SIZE, max - out.length);
 		const qs: IDataObject = { ...req.qs, limit };
 		if (before !== undefined) qs.before = before;
-		const { records, next } = pageOf(
-			await mediaGenRequest(ctx, { method: req.method, path: req.path, qs, itemIndex }),
-		);
-		out.push(...records.slice(0, max - out.length));
+		const response = await mediaGenRequest(ctx, {
+			method: req.method,
+			path: req.path,
+			qs,
+			itemIndex,
+		});
+		const { records, next } = pageOf(response);
+		const extras: IDataObject = {};
+		for (const key of e.listExtras ?? []) extras[key] = (response as IDataObject)?.[key];
+		for (const r of records.slice(0, max - out.length)) out.push({ ...r, ...extras });
 		before = records.length ? next : undefined;
 	} while (before !== undefined && out.length < max);
 	return out;
@@ -56,9 +67,13 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 	return runIndex;
 }
 
+function options(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+}
+
 function idempotencyKeyFor(ctx: IExecuteFunctions, itemIndex: number): string {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const own = typeof options.idempotencyKey === 'string' ? options.idempotencyKey.trim() : '';
+	const raw = options(ctx, itemIndex).idempotencyKey;
+	const own = typeof raw === 'string' ? raw.trim() : '';
 	if (own.length > 120) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -75,27 +90,42 @@ function idempotencyKeyFor(ctx: IExecuteFunctions, itemIndex: number): string {
 	});
 }
 
-/** Turns an API answer into output JSON items. */
+function jobSettings(ctx: IExecuteFunctions, itemIndex: number): JobSettings {
+	const opts = options(ctx, itemIndex);
+	const wait = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
+	const returnAs = (
+		wait ? ctx.getNodeParameter('returnAs', itemIndex, 'json') : 'json'
+	) as ReturnAs;
+	return {
+		waitForCompletion: wait,
+		returnAs,
+		binaryPropertyName:
+			returnAs === 'json'
+				? 'data'
+				: (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string),
+		maxCredits: Number(opts.maxCredits ?? 0),
+		timeoutMinutes: Number(opts.timeoutMinutes ?? 10),
+	};
+}
+
+/** Turns an API answer into output JSON items; list envelopes become one item per record. */
 export function toItems(response: unknown): IDataObject[] {
 	if (Array.isArray(response)) return response as IDataObject[];
-	if (response && typeof response === 'object') return [response as IDataObject];
+	if (response && typeof response === 'object') {
+		const data = (response as IDataObject).data;
+		if (Array.isArray(data) && 'nextCursor' in (response as IDataObject)) {
+			return data as IDataObject[];
+		}
+		return [response as IDataObject];
+	}
 	if (response === undefined || response === null || response === '') return [{ success: true }];
 	return [{ result: response as string | number | boolean }];
 }
 
-async function runItem(
-	ctx: IExecuteFunctions,
-	e: Endpoint,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const req = prepareRequest(ctx, e, itemIndex);
-	if (e.paginate) {
-		const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-		const max = returnAll ? Infinity : (ctx.getNodeParameter('limit', itemIndex, 50) as number);
-		return await collectPages(ctx, req, max, itemIndex);
-	}
-	if (e.idempotent) req.idempotencyKey = idempotencyKeyFor(ctx, itemIndex);
-	const response = await mediaGenRequest(ctx, {
+type ItemResult = INodeExecutionData[] | { job: PendingJob; settings: JobSettings };
+
+function send(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex: number) {
+	return mediaGenRequest(ctx, {
 		method: req.method,
 		path: req.path,
 		qs: req.qs,
@@ -103,7 +133,82 @@ async function runItem(
 		idempotencyKey: req.idempotencyKey,
 		itemIndex,
 	});
-	return toItems(response);
+}
+
+const json = (items: IDataObject[], itemIndex: number): INodeExecutionData[] =>
+	items.map((j) => ({ json: j, pairedItem: { item: itemIndex } }));
+
+async function runItem(ctx: IExecuteFunctions, e: Endpoint, i: number): Promise<ItemResult> {
+	if (e.binary === 'upload') {
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const file = await binaryFileInfo(ctx, i, propertyName);
+		const req = prepareRequest(ctx, e, i, {
+			filename: file.fileName,
+			mimeType: file.mimeType,
+			size: file.size,
+		});
+		return json([await uploadBinary(ctx, i, propertyName, req.body ?? {})], i);
+	}
+	const req = prepareRequest(ctx, e, i);
+	if (e.paginate) {
+		const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
+		const max = returnAll ? Infinity : (ctx.getNodeParameter('limit', i, 50) as number);
+		return json(await collectPages(ctx, e, req, max, i), i);
+	}
+	if (e.binary === 'download') {
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const file = await downloadAssetToBinary(ctx, req.params.id, { propertyName, itemIndex: i });
+		const { url, ...info } = file.asset;
+		const withUrl = options(ctx, i).includeDownloadUrl === true;
+		return [
+			{
+				json: { assetId: req.params.id, ...info, ...(withUrl ? { url } : {}) },
+				binary: { [file.propertyName]: file.binary },
+				pairedItem: { item: i },
+			},
+		];
+	}
+	if (e.binary === 'text') {
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const text = String(await send(ctx, req, i));
+		const format = String(req.qs.format ?? 'srt');
+		const binary = await ctx.helpers.prepareBinaryData(
+			Buffer.from(text, 'utf8'),
+			`${req.params.id ?? 'file'}.${format}`,
+			format === 'vtt' ? 'text/vtt' : 'application/x-subrip',
+		);
+		return [
+			{
+				json: { id: req.params.id, format, text },
+				binary: { [propertyName]: binary },
+				pairedItem: { item: i },
+			},
+		];
+	}
+	if (e.idempotent) req.idempotencyKey = idempotencyKeyFor(ctx, i);
+	if (e.job) {
+		const settings = jobSettings(ctx, i);
+		if (settings.maxCredits > 0) {
+			await guardCredits(ctx, e.job.estimate, req.body, settings.maxCredits, i);
+		}
+		const record = (await send(ctx, req, i)) as IDataObject;
+		if (!settings.waitForCompletion) return json([record], i);
+		return { job: pendingJob(i, record, e.job.poll, settings.timeoutMinutes), settings };
+	}
+	const items = toItems(await send(ctx, req, i));
+	return json(e.notice ? items.map((item) => ({ ...item, notice: e.notice })) : items, i);
+}
+
+function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+	const err = error as Error & { description?: string; httpCode?: string };
+	return {
+		json: {
+			error: err.message,
+			...(err.description ? { description: err.description } : {}),
+			...(err.httpCode ? { httpCode: err.httpCode } : {}),
+		},
+		pairedItem: { item: itemIndex },
+	};
 }
 
 /** The execute() of every catalog node. */
@@ -112,7 +217,14 @@ export async function executeCatalog(
 	groups: Group[],
 ): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
-	const out: INodeExecutionData[] = [];
+	const results: Array<INodeExecutionData[] | undefined> = [];
+	const jobs: Array<{ job: PendingJob; settings: JobSettings }> = [];
+
+	const fail = (error: unknown, i: number) => {
+		if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
+		results[i] = [errorItem(error as Error, i)];
+	};
+
 	for (let i = 0; i < items.length; i++) {
 		try {
 			const resource = ctx.getNodeParameter('resource', i) as string;
@@ -123,22 +235,29 @@ export async function executeCatalog(
 					itemIndex: i,
 				});
 			}
-			for (const json of await runItem(ctx, e, i)) out.push({ json, pairedItem: { item: i } });
+			const result = await runItem(ctx, e, i);
+			if (Array.isArray(result)) results[i] = result;
+			else jobs.push(result);
 		} catch (error) {
-			if (ctx.continueOnFail()) {
-				const err = error as Error & { description?: string; httpCode?: string };
-				out.push({
-					json: {
-						error: err.message,
-						...(err.description ? { description: err.description } : {}),
-						...(err.httpCode ? { httpCode: err.httpCode } : {}),
-					},
-					pairedItem: { item: i },
-				});
-				continue;
-			}
-			throw asNodeError(ctx, error, i);
+			fail(error, i);
 		}
 	}
-	return [out];
+
+	if (jobs.length) {
+		await waitForJobs(
+			ctx,
+			jobs.map((j) => j.job),
+		);
+		for (const { job, settings } of jobs) {
+			try {
+				if (job.error) throw job.error;
+				results[job.itemIndex] = [
+					await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex),
+				];
+			} catch (error) {
+				fail(error, job.itemIndex);
+			}
+		}
+	}
+	return [results.flatMap((r) => r ?? [])];
 }

@@ -18,7 +18,7 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 
 /** Resource kinds that have a searchable list in the UI (resource locator). */
-export type LocatorKind = 'project' | 'collection';
+export type LocatorKind = 'project' | 'collection' | 'asset' | 'generation' | 'webhook';
 
 interface FieldCommon {
 	required?: boolean;
@@ -28,6 +28,13 @@ interface FieldCommon {
 	displayName?: string;
 	description?: string;
 	placeholder?: string;
+	/** An optional field shown on the form itself rather than under Additional Fields. */
+	top?: boolean;
+	/**
+	 * Filled by the operation's behaviour, not typed by the user: from the input binary file
+	 * (upload), or the Idempotency-Key option (sent as the header the spec allows instead).
+	 */
+	derived?: 'fileName' | 'mimeType' | 'fileSize' | 'idempotencyKey';
 }
 
 export interface StringField extends FieldCommon {
@@ -96,8 +103,19 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface EndpointBehaviour {
 	/** List endpoint with cursor pagination (`limit`, `before`): Return All / Limit. */
 	paginate?: 'string' | 'integer';
+	/** Keys of the list envelope copied into every output item (e.g. `eventTypes`). */
+	listExtras?: string[];
 	/** Sends an Idempotency-Key header (job-creating endpoints). */
 	idempotent?: boolean;
+	/**
+	 * Creates a job: Max Credits (estimate first), Wait for Completion (polls `poll`, `{id}` being
+	 * the job's id), Return As JSON / Binary / Both (outputs downloaded as binary).
+	 */
+	job?: { estimate: string; poll: string };
+	/** Binary in or out: download an asset, upload a binary file, or a text answer as a file. */
+	binary?: 'download' | 'upload' | 'text';
+	/** A sentence added to the output as `notice` (e.g. a secret that is shown only once). */
+	notice?: string;
 }
 
 export interface Endpoint extends EndpointBehaviour {
@@ -123,9 +141,9 @@ export interface Group {
 	resource: string;
 	/** Resource display name, e.g. `Project`. */
 	name: string;
-	/** Spec document and section the group comes from. */
+	/** Spec document and section(s) the group comes from. */
 	doc: 1 | 2 | 3;
-	section: string;
+	sections: string[];
 	endpoints: Endpoint[];
 }
 
@@ -233,14 +251,18 @@ export function endpoint(
 		query: decl.query ?? {},
 		body: decl.body ?? {},
 		paginate: decl.paginate,
+		listExtras: decl.listExtras,
 		idempotent: decl.idempotent,
+		job: decl.job,
+		binary: decl.binary,
+		notice: decl.notice,
 	};
 }
 
 export function group(
 	resource: string,
 	name: string,
-	source: { doc: 1 | 2 | 3; section: string },
+	source: { doc: 1 | 2 | 3; section: string | string[] },
 	endpoints: Endpoint[],
 ): Group {
 	const seen = new Set<string>();
@@ -250,5 +272,6 @@ export function group(
 		}
 		seen.add(e.operation);
 	}
-	return { resource, name, ...source, endpoints };
+	const sections = Array.isArray(source.section) ? source.section : [source.section];
+	return { resource, name, doc: source.doc, sections, endpoints };
 }

@@ -44,7 +44,6 @@ export const projects = group('project', 'Project', { doc: 1, section: 'Projects
 		path: projectId,
 		query: {
 			deleteAssets: flag({
-				default: false,
 				description: 'Whether to delete the assets of the project too (otherwise they are kept)',
 			}),
 		},

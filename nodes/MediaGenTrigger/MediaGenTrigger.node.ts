@@ -1,0 +1,600 @@
+/**
+ * MediaGen Trigger: starts a workflow when the service sends a signed webhook event.
+ *
+ * Automatic mode registers an endpoint (POST /webhooks) at the node's webhook URL on activation,
+ * finds it again on checkExists and deletes it on deactivation; manual mode uses an endpoint made
+ * in the service's settings and the signing secret pasted into the node. Every request is verified
+ * (Standard Webhooks, ../shared/webhookSignature.ts) before anything runs.
+ *
+ * Node static data (`getWorkflowStaticData('node')`), top-level keys only (n8n notices changes of
+ * top-level keys of the node's static data, not of objects nested in them, so every write replaces
+ * a whole key):
+ *   production: { id, url, events, secret, createdAt }  endpoint registered for the production URL
+ *   test:       { id, url, events, secret, createdAt }  the same for n8n's test URL ("Listen")
+ *   seen:       { [webhook-id]: unix seconds }          recently delivered ids (replay protection)
+ * The secret lives only there: it is never put in output items, errors or log lines.
+ */
+import type {
+	IBinaryData,
+	IDataObject,
+	IHookFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { downloadAssetToBinary } from '../shared/binary';
+import { mediaGenRequest } from '../shared/transport';
+import { ReplayCache, verifyWebhook } from '../shared/webhookSignature';
+
+/** The subscribable event types of the spec (doc 1, Events), without `*`. */
+export const EVENT_TYPES = [
+	'generation.completed',
+	'generation.failed',
+	'workflow.completed',
+	'workflow.failed',
+	'export.completed',
+	'export.failed',
+	'publication.published',
+	'publication.failed',
+] as const;
+
+/**
+ * Type of the test ping sent by POST /webhooks/{id}/test. The spec does not show the ping; the
+ * package assumes this type (docs/api-assumptions.md, Webhooks).
+ */
+export const PING_EVENT_TYPE = 'webhook.test';
+
+/** Delivery headers copied to the output: all of them are safe to show (no signature). */
+const SAFE_HEADERS = ['webhook-id', 'webhook-timestamp', 'content-type', 'user-agent'];
+
+/** Replay protection bounds: in memory per process, and in workflow static data. */
+export const REPLAY_LIMITS = {
+	memory: { maxEntries: 10_000, ttlSeconds: 3600 },
+	staticData: { maxEntries: 1000, ttlSeconds: 3600 },
+};
+
+type Slot = 'production' | 'test';
+
+interface StoredEndpoint {
+	id: string;
+	url: string;
+	events: string[];
+	secret: string;
+	createdAt: string;
+}
+
+interface RemoteEndpoint {
+	id: string;
+	url?: string;
+	events?: string[];
+	status?: string;
+}
+
+type Ctx = IHookFunctions | IWebhookFunctions;
+
+/** Test URLs ("Listen for test event") run in mode manual; they get their own endpoint. */
+function slotOf(ctx: Ctx): Slot {
+	return ctx.getMode() === 'manual' ? 'test' : 'production';
+}
+
+function storedEndpoint(ctx: Ctx, slot: Slot): StoredEndpoint | undefined {
+	const value = ctx.getWorkflowStaticData('node')[slot] as IDataObject | undefined;
+	if (!value || typeof value !== 'object' || typeof value.id !== 'string') return undefined;
+	return value as unknown as StoredEndpoint;
+}
+
+function setStoredEndpoint(ctx: Ctx, slot: Slot, value: StoredEndpoint | undefined): void {
+	const data = ctx.getWorkflowStaticData('node');
+	if (value) data[slot] = { ...value };
+	else delete data[slot];
+}
+
+/** The events to subscribe to: `*` alone when chosen, otherwise the chosen types, sorted. */
+function wantedEvents(ctx: IHookFunctions): string[] {
+	const chosen = ctx.getNodeParameter('events', []) as string[];
+	if (!Array.isArray(chosen) || chosen.length === 0)
+		throw new NodeOperationError(ctx.getNode(), 'Choose at least one event to subscribe to');
+	if (chosen.includes('*')) return ['*'];
+	return [...new Set(chosen)].sort();
+}
+
+function sameEvents(a: string[] | undefined, b: string[]): boolean {
+	const x = [...new Set(a ?? [])].sort();
+	return x.length === b.length && x.every((v, i) => v === b[i]);
+}
+
+function webhookUrl(ctx: IHookFunctions): string {
+	const url = ctx.getNodeWebhookUrl('default');
+	if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n did not give this node a webhook URL');
+	return url;
+}
+
+/** Every endpoint of the workspace (GET /webhooks, following the cursor). */
+async function listEndpoints(ctx: IHookFunctions): Promise<RemoteEndpoint[]> {
+	const all: RemoteEndpoint[] = [];
+	let before: string | undefined;
+	for (let page = 0; page < 100; page++) {
+		const res = await mediaGenRequest<{ data?: RemoteEndpoint[]; nextCursor?: string | null }>(ctx, {
+			method: 'GET',
+			path: '/webhooks',
+			qs: before ? { limit: 100, before } : { limit: 100 },
+		});
+		all.push(...(res.data ?? []));
+		if (!res.nextCursor) break;
+		before = String(res.nextCursor);
+	}
+	return all;
+}
+
+function httpCodeOf(error: unknown): string | undefined {
+	return error instanceof NodeApiError ? (error.httpCode ?? undefined) : undefined;
+}
+
+/** DELETE /webhooks/{id}; an endpoint that is already gone counts as deleted. */
+async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
+	try {
+		await mediaGenRequest(ctx, { method: 'DELETE', path: `/webhooks/${encodeURIComponent(id)}` });
+	} catch (error) {
+		if (httpCodeOf(error) !== '404') throw error;
+	}
+}
+
+/** Deletes endpoints at this node's URL that the node does not know (left by a lost answer). */
+async function deleteStrays(
+	ctx: IHookFunctions,
+	endpoints: RemoteEndpoint[],
+	url: string,
+	keepId?: string,
+): Promise<void> {
+	for (const endpoint of endpoints) {
+		if (endpoint.url === url && endpoint.id !== keepId) await deleteEndpoint(ctx, endpoint.id);
+	}
+}
+
+function isAutomatic(ctx: Ctx): boolean {
+	return ctx.getNodeParameter('registration', 'automatic') === 'automatic';
+}
+
+async function checkExists(this: IHookFunctions): Promise<boolean> {
+	if (!isAutomatic(this)) return true; // manual mode: nothing is registered
+	const slot = slotOf(this);
+	const url = webhookUrl(this);
+	const events = wantedEvents(this);
+	const stored = storedEndpoint(this, slot);
+	const endpoints = await listEndpoints(this);
+	await deleteStrays(this, endpoints, url, stored?.id);
+	if (!stored) return false;
+	const remote = endpoints.find((e) => e.id === stored.id);
+	const usable =
+		remote !== undefined &&
+		remote.status === 'active' &&
+		remote.url === url &&
+		sameEvents(remote.events, events) &&
+		typeof stored.secret === 'string' &&
+		stored.secret.length > 0;
+	if (usable) return true;
+	// deleted, disabled, moved or subscribed to other events: replace it
+	if (remote) await deleteEndpoint(this, remote.id);
+	setStoredEndpoint(this, slot, undefined);
+	return false;
+}
+
+async function create(this: IHookFunctions): Promise<boolean> {
+	if (!isAutomatic(this)) return true;
+	const slot = slotOf(this);
+	const url = webhookUrl(this);
+	const events = wantedEvents(this);
+	const previous = storedEndpoint(this, slot);
+	if (previous) {
+		await deleteEndpoint(this, previous.id);
+		setStoredEndpoint(this, slot, undefined);
+	}
+	const description = `n8n: ${this.getWorkflow().name ?? 'workflow'} / ${this.getNode().name}`.slice(
+		0,
+		200,
+	);
+	let created: IDataObject;
+	try {
+		created = await mediaGenRequest<IDataObject>(this, {
+			method: 'POST',
+			path: '/webhooks',
+			body: { url, description, events },
+		});
+	} catch (error) {
+		if (error instanceof NodeApiError && error.httpCode === '422') {
+			error.description = [
+				error.description,
+				'MediaGen delivers only to public https URLs: n8n must be reachable from the internet (set WEBHOOK_URL, or use a tunnel).',
+			]
+				.filter(Boolean)
+				.join('\n');
+		} else if (!(error instanceof NodeApiError && error.httpCode && error.httpCode < '500')) {
+			// no answer (or a server fault): the endpoint may exist without us knowing its id
+			try {
+				await deleteStrays(this, await listEndpoints(this), url);
+			} catch (cleanupError) {
+				this.logger.warn(
+					`MediaGen Trigger: could not check for an endpoint left by a failed registration: ${(cleanupError as Error).message}`,
+				);
+			}
+		}
+		throw error;
+	}
+	const id = typeof created.id === 'string' ? created.id : undefined;
+	const secret = typeof created.secret === 'string' ? created.secret : undefined;
+	if (!id || !secret) {
+		if (id) await deleteEndpoint(this, id);
+		throw new NodeOperationError(
+			this.getNode(),
+			'MediaGen did not return the endpoint id and signing secret',
+		);
+	}
+	setStoredEndpoint(this, slot, {
+		id,
+		url,
+		events: Array.isArray(created.events) ? (created.events as string[]) : events,
+		secret,
+		createdAt: new Date().toISOString(),
+	});
+	return true;
+}
+
+async function deleteHook(this: IHookFunctions): Promise<boolean> {
+	if (!isAutomatic(this)) return true;
+	const slot = slotOf(this);
+	const stored = storedEndpoint(this, slot);
+	try {
+		if (stored) await deleteEndpoint(this, stored.id);
+		// anything else at this node's URL is ours too (a registration whose answer was lost)
+		const url = this.getNodeWebhookUrl('default');
+		if (url) await deleteStrays(this, await listEndpoints(this), url);
+	} catch (error) {
+		// keep the stored id so that the next activation finds the endpoint and removes it
+		this.logger.error(
+			`MediaGen Trigger: could not delete the webhook endpoint: ${(error as Error).message}`,
+		);
+		return false;
+	}
+	setStoredEndpoint(this, slot, undefined);
+	return true;
+}
+
+/**
+ * Replay protection. Each verified webhook-id is remembered twice:
+ * - in this process's memory (REPLAY_LIMITS.memory): a duplicate reaching the same process within
+ *   the window is always dropped, also when both copies arrive at the same moment;
+ * - in the workflow's static data (REPLAY_LIMITS.staticData), which n8n loads for every webhook
+ *   request and saves after it has answered, so other processes (queue mode: webhook processes,
+ *   several mains) see it: a duplicate arriving after the first copy's request has finished is
+ *   dropped by whichever process receives it.
+ * Not covered: two copies reaching two different processes at the same moment (both load the
+ * static data before either saves it), and ids recorded by requests whose static data save was
+ * overwritten by a concurrent request's save (n8n saves the whole static data, last writer wins).
+ * The service only repeats an event id when a delivery was not answered with a 2xx, and the
+ * signed timestamp limits replays to 300 s, so those windows are small.
+ */
+const memoryCaches = new Map<string, ReplayCache>();
+
+function isDuplicate(ctx: IWebhookFunctions, id: string, now: number): boolean {
+	const key = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${slotOf(ctx)}`;
+	let memory = memoryCaches.get(key);
+	if (!memory) {
+		if (memoryCaches.size >= 1000) memoryCaches.delete(memoryCaches.keys().next().value as string);
+		memory = new ReplayCache(REPLAY_LIMITS.memory);
+		memoryCaches.set(key, memory);
+	}
+	const seenHere = memory.checkAndRemember(id, now);
+	const data = ctx.getWorkflowStaticData('node');
+	const persisted = ReplayCache.fromRecord(data.seen, REPLAY_LIMITS.staticData, now);
+	const seenElsewhere = persisted.checkAndRemember(id, now);
+	if (!seenElsewhere) data.seen = persisted.toRecord();
+	return seenHere || seenElsewhere;
+}
+
+/** Answers the request directly (n8n sends nothing more) with a JSON body. */
+function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): void {
+	const res = ctx.getResponseObject();
+	res.status(status).json(body);
+}
+
+function refuse(ctx: IWebhookFunctions, status: number, reason: string): IWebhookResponseData {
+	ctx.logger.debug(`MediaGen Trigger refused a request (${status}): ${reason}`);
+	answer(ctx, status, {
+		error: status === 401 ? 'invalid_signature' : 'bad_request',
+		message: reason,
+	});
+	return { noWebhookResponse: true };
+}
+
+async function rawBodyOf(ctx: IWebhookFunctions): Promise<Buffer | undefined> {
+	const req = ctx.getRequestObject() as unknown as {
+		rawBody?: Buffer | string;
+		readRawBody?: () => Promise<void>;
+	};
+	if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
+	if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
+	if (typeof req.rawBody === 'string') return Buffer.from(req.rawBody, 'utf8');
+	return undefined;
+}
+
+/** The asset ids a downloadable event refers to. */
+export function assetIdsOf(event: IDataObject): string[] {
+	const data = (event.data ?? {}) as IDataObject;
+	if (event.type === 'generation.completed') {
+		const outputs = Array.isArray(data.outputs) ? (data.outputs as IDataObject[]) : [];
+		return outputs
+			.map((o) => o?.asset_id ?? o?.assetId)
+			.filter((id): id is string => typeof id === 'string' && id.length > 0);
+	}
+	if (event.type === 'export.completed') {
+		// the spec says the event "includes the new asset id"; its field name is not shown
+		const output = (data.output ?? {}) as IDataObject;
+		const id = data.asset_id ?? data.assetId ?? output.asset_id ?? output.assetId;
+		return typeof id === 'string' && id ? [id] : [];
+	}
+	return [];
+}
+
+function binaryPropertyName(prefix: string, index: number): string {
+	return index === 0 ? prefix : `${prefix}_${index}`;
+}
+
+const eventOptions = [
+	{
+		name: 'Export Completed',
+		value: 'export.completed',
+		description: 'An editor export is ready; includes the new asset ID',
+	},
+	{
+		name: 'Export Failed',
+		value: 'export.failed',
+		description: 'An editor export could not be rendered',
+	},
+	{
+		name: 'Generation Completed',
+		value: 'generation.completed',
+		description: 'A generation finished; its outputs are assets',
+	},
+	{
+		name: 'Generation Failed',
+		value: 'generation.failed',
+		description: 'A generation failed or was cancelled; its credits were returned',
+	},
+	{ name: 'Publication Failed', value: 'publication.failed' },
+	{ name: 'Publication Published', value: 'publication.published' },
+	{
+		name: 'Workflow Completed',
+		value: 'workflow.completed',
+		description: 'A canvas run finished; includes the output asset IDs',
+	},
+	{
+		name: 'Workflow Failed',
+		value: 'workflow.failed',
+		description: 'A canvas run stopped',
+	},
+];
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Registration',
+		name: 'registration',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Automatic',
+				value: 'automatic',
+				description:
+					'Activating the workflow creates the endpoint in MediaGen; deactivating deletes it',
+			},
+			{
+				name: 'Manual',
+				value: 'manual',
+				description: "Use an endpoint made in MediaGen's settings and paste its signing secret",
+			},
+		],
+		default: 'automatic',
+	},
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		options: [
+			{ name: 'All Events (*)', value: '*', description: 'Every event, also future ones' },
+			...eventOptions,
+		],
+		default: ['generation.completed'],
+		description: 'The events the endpoint subscribes to',
+		displayOptions: { show: { registration: ['automatic'] } },
+	},
+	{
+		displayName:
+			"In MediaGen's settings (Webhooks), create an endpoint with this node's Production URL, choose its events, and paste the signing secret it shows once below",
+		name: 'manualNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { registration: ['manual'] } },
+	},
+	{
+		displayName: 'Signing Secret',
+		name: 'signingSecret',
+		type: 'string',
+		typeOptions: { password: true },
+		required: true,
+		default: '',
+		placeholder: 'whsec_...',
+		description: 'The secret MediaGen showed when the endpoint was created (starts with whsec_)',
+		displayOptions: { show: { registration: ['manual'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Binary Property',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+				description:
+					'Field for the first downloaded file; further files go to <field>_1, <field>_2, …',
+				displayOptions: { show: { '/registration': ['automatic'] } },
+			},
+			{
+				displayName: 'Download Files',
+				name: 'downloadFiles',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to download the outputs of Generation Completed (and the asset of Export Completed) as binary data. The request is answered before the download starts.',
+				displayOptions: { show: { '/registration': ['automatic'] } },
+			},
+			{
+				displayName: 'Include Test Pings',
+				name: 'includePings',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether test pings sent from MediaGen start the workflow (otherwise they are only acknowledged)',
+			},
+			{
+				displayName: 'Only Event Types',
+				name: 'onlyEventTypes',
+				type: 'multiOptions',
+				options: eventOptions,
+				default: [],
+				description:
+					'Start the workflow only for these event types; other events are acknowledged and dropped. Empty: all.',
+			},
+		],
+	},
+];
+
+export class MediaGenTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'MediaGen Trigger',
+		name: 'mediaGenTrigger',
+		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle:
+			'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}',
+		description:
+			'Starts the workflow when MediaGen sends an event: generations, canvas runs, exports, publications',
+		defaults: { name: 'MediaGen Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'mediaGenApi',
+				required: true,
+				displayOptions: { show: { registration: ['automatic'] } },
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties,
+	};
+
+	webhookMethods = {
+		default: {
+			checkExists,
+			create,
+			delete: deleteHook,
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		// 1. verify, before anything else
+		const automatic = isAutomatic(this);
+		const secret = automatic
+			? (storedEndpoint(this, slotOf(this))?.secret ?? '')
+			: String(this.getNodeParameter('signingSecret', '') ?? '');
+		const rawBody = await rawBodyOf(this);
+		if (!rawBody) return refuse(this, 401, 'The raw request body is not available');
+		const headers = this.getHeaderData();
+		const verified = verifyWebhook({ secret, headers, rawBody });
+		if (!verified.ok) return refuse(this, 401, verified.reason);
+
+		// 2. drop duplicates (answered 2xx so the service stops retrying)
+		const now = Math.floor(Date.now() / 1000);
+		if (isDuplicate(this, verified.id, now))
+			return { webhookResponse: { received: true, duplicate: true } };
+
+		// 3. the event, exactly as signed
+		let event: IDataObject;
+		try {
+			event = JSON.parse(rawBody.toString('utf8')) as IDataObject;
+		} catch {
+			return refuse(this, 400, 'The body is not JSON');
+		}
+		if (!event || typeof event !== 'object' || Array.isArray(event))
+			return refuse(this, 400, 'The body is not a JSON object');
+
+		const options = this.getNodeParameter('options', {}) as {
+			onlyEventTypes?: string[];
+			includePings?: boolean;
+			downloadFiles?: boolean;
+			binaryPropertyName?: string;
+		};
+		const type = String(event.type ?? '');
+		if (type === PING_EVENT_TYPE && !options.includePings)
+			return { webhookResponse: { received: true, ignored: 'ping' } };
+		const only = options.onlyEventTypes ?? [];
+		if (only.length > 0 && type !== PING_EVENT_TYPE && !only.includes(type))
+			return { webhookResponse: { received: true, ignored: type } };
+
+		const shownHeaders: IDataObject = {};
+		for (const name of SAFE_HEADERS) {
+			const value = headers[name];
+			if (typeof value === 'string') shownHeaders[name] = value;
+		}
+		const item: INodeExecutionData = {
+			json: {
+				id: event.id,
+				type: event.type,
+				created_at: event.created_at,
+				workspace_id: event.workspace_id,
+				data: event.data,
+				headers: shownHeaders,
+			},
+		};
+
+		// 4. files: answer first (the service allows 10 s), then stream them into binary data
+		const assetIds = automatic && options.downloadFiles ? assetIdsOf(event) : [];
+		if (assetIds.length === 0) return { workflowData: [[item]] };
+
+		answer(this, 200, { received: true });
+		const prefix = (options.binaryPropertyName ?? '').trim() || 'data';
+		const binary: Record<string, IBinaryData> = {};
+		const downloadErrors: IDataObject[] = [];
+		for (const [index, assetId] of assetIds.entries()) {
+			try {
+				const result = await downloadAssetToBinary(this, assetId, {
+					propertyName: binaryPropertyName(prefix, index),
+				});
+				binary[result.propertyName] = result.binary;
+			} catch (error) {
+				// the request is answered already: keep the event, say what is missing
+				downloadErrors.push({ asset_id: assetId, message: (error as Error).message });
+			}
+		}
+		if (Object.keys(binary).length) item.binary = binary;
+		if (downloadErrors.length) item.json.downloadErrors = downloadErrors;
+		return { noWebhookResponse: true, workflowData: [[item]] };
+	}
+}
