@@ -1,0 +1,69 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/**
+ * Writes the README's operations table from the catalog, between the markers
+ * `<!-- operations:start -->` and `<!-- operations:end -->`.
+ * `tsx scripts/operations-table.ts` rewrites README.md; `--check` exits 1 when it is stale.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { catalog } from '../nodes/shared/catalog';
+
+const NODE_NAMES: Record<string, string> = {
+	mediaGen: 'MediaGen',
+	mediaGenInfluencer: 'MediaGen Influencer',
+	mediaGenAds: 'MediaGen Ads',
+	mediaGenEditor: 'MediaGen Editor',
+	mediaGenCinema: 'MediaGen Cinema',
+	mediaGenCanvas: 'MediaGen Canvas',
+	mediaGen3d: 'MediaGen 3D',
+	mediaGenAgent: 'MediaGen Agent',
+};
+
+const START = '<!-- operations:start -->';
+const END = '<!-- operations:end -->';
+
+export function operationsTable(): string {
+	const lines: string[] = [];
+	for (const [node, groups] of Object.entries(catalog)) {
+		const count = groups.reduce((n, g) => n + g.endpoints.length, 0);
+		lines.push(`### ${NODE_NAMES[node] ?? node} (${count} operations)`, '');
+		lines.push('| Resource | Operation | Endpoint | Scope | Notes |', '|---|---|---|---|---|');
+		for (const g of [...groups].sort((a, b) => a.name.localeCompare(b.name))) {
+			for (const e of g.endpoints) {
+				const notes = [
+					e.paginate ? 'Return All / Limit' : '',
+					e.job ? 'Wait for Completion, Max Credits, Return As' : '',
+					e.idempotent ? 'Idempotency-Key' : '',
+					e.binary === 'download' ? 'binary out (streamed)' : '',
+					e.binary === 'upload' ? 'binary in (multipart, streamed)' : '',
+					e.binary === 'text' ? 'text and file' : '',
+				].filter(Boolean);
+				lines.push(
+					`| ${g.name} | ${e.name} | \`${e.method} ${e.path}\` | ${e.scope ?? '—'} | ${notes.join('; ')} |`,
+				);
+			}
+		}
+		lines.push('');
+	}
+	return lines.join('\n');
+}
+
+function main() {
+	const path = join(__dirname, '..', 'README.md');
+	const readme = readFileSync(path, 'utf8');
+	const start = readme.indexOf(START);
+	const end = readme.indexOf(END);
+	if (start < 0 || end < start) throw new Error('README.md lacks the operations markers');
+	const next = `${readme.slice(0, start + START.length)}\n\n${operationsTable()}\n${readme.slice(end)}`;
+	if (process.argv.includes('--check')) {
+		if (next !== readme) {
+			process.stderr.write('README.md operations table is stale: run npm run docs:operations\n');
+			process.exit(1);
+		}
+		return;
+	}
+	writeFileSync(path, next);
+}
+
+if (require.main === module) main();
