@@ -42,7 +42,7 @@ export const RETRY = {
 	/** Longest Retry-After the node waits for, in seconds. */
 	maxRetryAfterSeconds: 120,
 	/** Attempts after a 5xx or network error, for safe requests only. */
-	serverRetries: 3,
+	serverRetries: 4,
 	/** First backoff delay in ms; doubles each attempt, capped, with jitter. */
 	baseDelayMs: 500,
 	maxDelayMs: 8000,
