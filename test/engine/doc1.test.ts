@@ -4,6 +4,7 @@
  * voices, prompt assist, analytics.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs';
 import { RETRY } from '../../nodes/shared/transport';
@@ -178,7 +179,7 @@ describe('generation', () => {
 		const failed = await run(
 			generation({ waitForCompletion: false }, { sandbox: { durationMs: 100, fail: true } }),
 		);
-		await new Promise((r) => setTimeout(r, 300));
+		await sleep(300);
 		const retried = await run({
 			resource: 'generation',
 			operation: 'retry',
