@@ -156,6 +156,17 @@ export function fieldProperty(
 			};
 		case 'object':
 		case 'objectList':
+			if (field.asJson) {
+				return {
+					...base,
+					type: 'json',
+					default: JSON.stringify(
+						field.default ?? (field.kind === 'objectList' ? [] : {}),
+						null,
+						2,
+					),
+				};
+			}
 			return {
 				...base,
 				type: 'fixedCollection',
@@ -268,6 +279,24 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 			),
 		);
 	}
+	if (e.binary === 'resultAsset') {
+		props.push(
+			{
+				displayName: 'Download File',
+				name: 'downloadFile',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to download the resulting file into a binary property',
+			},
+			{
+				...binaryProperty(
+					'Put Output File in Field',
+					'Name of the binary property to write the file to',
+				),
+				displayOptions: { show: { downloadFile: [true] } },
+			},
+		);
+	}
 	if (e.binary === 'download' || e.binary === 'text') {
 		props.push(
 			binaryProperty(
@@ -319,8 +348,8 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 				displayOptions: { show: { waitForCompletion: [true], returnAs: ['binary', 'both'] } },
 			},
 		);
-		options.push(
-			{
+		if (e.job.estimate) {
+			options.push({
 				displayName: 'Max Credits',
 				name: 'maxCredits',
 				type: 'number',
@@ -328,17 +357,17 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 				typeOptions: { minValue: 0, numberPrecision: 0 },
 				description:
 					'Estimate first and refuse, without starting or charging anything, when the cost is higher. 0 means no limit.',
-			},
-			{
-				displayName: 'Timeout (Minutes)',
-				name: 'timeoutMinutes',
-				type: 'number',
-				default: 10,
-				typeOptions: { minValue: 1, maxValue: 1440 },
-				description:
-					'How long to wait for completion. The job keeps running at MediaGen after a timeout; for long jobs consider the MediaGen Trigger.',
-			},
-		);
+			});
+		}
+		options.push({
+			displayName: 'Timeout (Minutes)',
+			name: 'timeoutMinutes',
+			type: 'number',
+			default: 10,
+			typeOptions: { minValue: 1, maxValue: 1440 },
+			description:
+				'How long to wait for completion. The job keeps running at MediaGen after a timeout; for long jobs consider the MediaGen Trigger.',
+		});
 	}
 	if (e.idempotent) {
 		options.push({
@@ -543,19 +572,25 @@ function checkObject(
 	value: unknown,
 	fields: FieldMap,
 	label: string,
+	fill: boolean,
 ): { [key: string]: JsonValue } {
 	const source = typeof value === 'string' ? checkJsonObject(value, label) : value;
 	if (typeof source !== 'object' || source === null || Array.isArray(source)) {
 		fail(`${label} must be an object, got ${show(source)}`);
 	}
-	return readFields(fields, source as IDataObject, (key) => `${label}.${key}`);
+	return readFields(fields, source as IDataObject, (key) => `${label}.${key}`, fill);
 }
 
 /**
  * Checks one value against its field and returns it as the JSON the API expects.
  * Returns undefined for a blank optional value (nothing is sent).
  */
-export function coerce(field: Field, raw: unknown, label: string): JsonValue | undefined {
+export function coerce(
+	field: Field,
+	raw: unknown,
+	label: string,
+	fill = false,
+): JsonValue | undefined {
 	const value = field.kind === 'uuid' ? locatorValue(raw) : raw;
 	if (isBlank(value) && field.kind !== 'string') {
 		if (field.required) fail(`${label} is required`);
@@ -596,13 +631,15 @@ export function coerce(field: Field, raw: unknown, label: string): JsonValue | u
 		case 'json':
 			return checkJsonObject(value, label);
 		case 'object':
-			return checkObject(collectionValues(value), field.fields, label);
+			return checkObject(collectionValues(value), field.fields, label, fill || !!field.asJson);
 		case 'objectList': {
 			const raw = collectionValues(value);
 			const list = typeof raw === 'string' ? toList(raw, label) : raw;
 			if (!Array.isArray(list)) fail(`${label} must be a list of objects, got ${show(list)}`);
 			if (field.required && list.length === 0) fail(`${label} needs at least one entry`);
-			return list.map((entry, i) => checkObject(entry, field.fields, `${label}[${i}]`));
+			return list.map((entry, i) =>
+				checkObject(entry, field.fields, `${label}[${i}]`, fill || !!field.asJson),
+			);
 		}
 	}
 }
@@ -612,10 +649,15 @@ export function readFields(
 	fields: FieldMap,
 	values: IDataObject,
 	labelOf: (key: string, field: Field) => string,
+	fill = false,
 ): { [key: string]: JsonValue } {
 	const out: { [key: string]: JsonValue } = {};
 	for (const [key, field] of Object.entries(fields)) {
-		const v = coerce(field, values[key], labelOf(key, field));
+		let value: unknown = values[key];
+		if (value === undefined && fill && field.default !== undefined) {
+			value = JSON.parse(JSON.stringify(field.default)) as JsonValue;
+		}
+		const v = coerce(field, value, labelOf(key, field), fill);
 		if (v !== undefined) out[key] = v;
 	}
 	return out;

@@ -73,6 +73,8 @@ export interface PendingJob {
 	itemIndex: number;
 	id: string;
 	pollPath: string;
+	/** The polled record holds the job in this array (e.g. an edit's `exports`). */
+	within?: string;
 	record: IDataObject;
 	startedAt: number;
 	timeoutMinutes: number;
@@ -84,10 +86,25 @@ export interface PendingJob {
 	error?: Error;
 }
 
+/** Fills `{jobId}` and the request's path parameters into a path template. */
+export function jobPath(template: string, jobId: string, params: Record<string, string>): string {
+	return template.replace(/\{(\w+)\}/g, (_, name: string) =>
+		encodeURIComponent(name === 'jobId' ? jobId : (params[name] ?? '')),
+	);
+}
+
+/** The jobs an answer started: one record, or several in `{ data: [...] }`. */
+export function startedJobs(response: unknown): IDataObject[] {
+	const data = (response as IDataObject | undefined)?.data;
+	if (Array.isArray(data)) return data as IDataObject[];
+	return [response as IDataObject];
+}
+
 export function pendingJob(
 	itemIndex: number,
 	record: IDataObject,
-	pollTemplate: string,
+	poll: { path: string; within?: string },
+	params: Record<string, string>,
 	timeoutMinutes: number,
 	now = Date.now(),
 ): PendingJob {
@@ -95,7 +112,8 @@ export function pendingJob(
 	return {
 		itemIndex,
 		id,
-		pollPath: pollTemplate.replace('{id}', encodeURIComponent(id)),
+		pollPath: jobPath(poll.path, id, params),
+		within: poll.within,
 		record,
 		startedAt: now,
 		timeoutMinutes,
@@ -145,11 +163,12 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 		const now = Date.now();
 		next.polls++;
 		try {
-			const record = await mediaGenRequest<IDataObject>(ctx, {
+			const polled = await mediaGenRequest<IDataObject>(ctx, {
 				method: 'GET',
 				path: next.pollPath,
 				itemIndex: next.itemIndex,
 			});
+			const record = next.within ? findWithin(polled, next.within, next.id) : polled;
 			next.errorsInARow = 0;
 			next.record = record;
 			if (DONE.has(String(record.status))) {
@@ -170,6 +189,25 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 			next.error = timeout(ctx, next);
 		}
 	}
+}
+
+function findWithin(parent: IDataObject, key: string, id: string): IDataObject {
+	const list = parent?.[key];
+	const found = Array.isArray(list) ? (list as IDataObject[]).find((x) => x.id === id) : undefined;
+	if (!found) throw new Error(`Job ${id} is not in the ${key} of ${String(parent?.id)}`);
+	return found;
+}
+
+/** The files a finished job made: `outputs` of a generation or run, `assetId` of an export. */
+export function outputsOf(record: IDataObject): Array<{ assetId: string; kind: unknown }> {
+	if (Array.isArray(record.outputs)) {
+		return (record.outputs as IDataObject[]).map((o) => ({
+			assetId: String(o.asset_id ?? o.assetId ?? o.id),
+			kind: o.kind ?? null,
+		}));
+	}
+	const single = record.assetId ?? record.asset_id;
+	return single ? [{ assetId: String(single), kind: record.kind ?? null }] : [];
 }
 
 function settle(ctx: IExecuteFunctions, job: PendingJob, record: IDataObject): void {

@@ -54,6 +54,43 @@ export const LOCATORS: Record<LocatorKind, LocatorSource> = {
 		method: 'searchGenerations',
 	},
 	webhook: { path: '/webhooks', label: (r) => text(r.url, r.id), method: 'searchWebhooks' },
+	character: {
+		path: '/characters',
+		searchParam: 'q',
+		label: (r) => text(r.name, r.id),
+		method: 'searchCharacters',
+	},
+	characterPreset: {
+		path: '/characters/presets',
+		label: (r) => text(r.name, r.id),
+		method: 'searchCharacterPresets',
+	},
+	brandKit: { path: '/brands', label: (r) => text(r.name, r.id), method: 'searchBrandKits' },
+	product: { path: '/products', label: (r) => text(r.name, r.id), method: 'searchProducts' },
+	adProject: { path: '/ads', label: (r) => text(r.name, r.id), method: 'searchAdProjects' },
+	edit: { path: '/edits', label: (r) => text(r.name, r.label, r.id), method: 'searchEdits' },
+	effectCollection: {
+		path: '/effects/collections',
+		label: (r) => text(r.name, r.id),
+		method: 'searchEffectCollections',
+	},
+	audioMix: { path: '/audio/mixes', label: (r) => text(r.name, r.id), method: 'searchAudioMixes' },
+	cinemaProject: {
+		path: '/cinema',
+		label: (r) => text(r.name, r.id),
+		method: 'searchCinemaProjects',
+	},
+	canvasWorkflow: {
+		path: '/canvas',
+		label: (r) => text(r.name, r.id),
+		method: 'searchCanvasWorkflows',
+	},
+	scene3d: { path: '/3d/scenes', label: (r) => text(r.name, r.id), method: 'searchScenes3d' },
+	agentSession: {
+		path: '/agent/sessions',
+		label: (r) => text(r.title, r.id),
+		method: 'searchAgentSessions',
+	},
 };
 
 export interface ListPage {

@@ -11,7 +11,7 @@ import type { Endpoint, Group } from './catalog/dsl';
 import type { PreparedRequest } from './fields';
 import { PAGE_SIZE, prepareRequest } from './fields';
 import type { JobSettings, PendingJob, ReturnAs } from './jobs';
-import { guardCredits, jobOutput, pendingJob, waitForJobs } from './jobs';
+import { guardCredits, jobOutput, jobPath, pendingJob, startedJobs, waitForJobs } from './jobs';
 import { pageOf } from './listSearch';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
 
@@ -122,7 +122,7 @@ export function toItems(response: unknown): IDataObject[] {
 	return [{ result: response as string | number | boolean }];
 }
 
-type ItemResult = INodeExecutionData[] | { job: PendingJob; settings: JobSettings };
+type ItemResult = INodeExecutionData[] | { jobs: PendingJob[]; settings: JobSettings };
 
 function send(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex: number) {
 	return mediaGenRequest(ctx, {
@@ -188,12 +188,24 @@ async function runItem(ctx: IExecuteFunctions, e: Endpoint, i: number): Promise<
 	if (e.idempotent) req.idempotencyKey = idempotencyKeyFor(ctx, i);
 	if (e.job) {
 		const settings = jobSettings(ctx, i);
-		if (settings.maxCredits > 0) {
-			await guardCredits(ctx, e.job.estimate, req.body, settings.maxCredits, i);
+		if (settings.maxCredits > 0 && e.job.estimate) {
+			const estimatePath = jobPath(e.job.estimate, '', req.params);
+			await guardCredits(ctx, estimatePath, req.body, settings.maxCredits, i);
 		}
-		const record = (await send(ctx, req, i)) as IDataObject;
-		if (!settings.waitForCompletion) return json([record], i);
-		return { job: pendingJob(i, record, e.job.poll, settings.timeoutMinutes), settings };
+		const started = startedJobs(await send(ctx, req, i));
+		if (!settings.waitForCompletion) return json(started, i);
+		const poll = { path: e.job.poll, within: e.job.within };
+		return {
+			jobs: started.map((r) => pendingJob(i, r, poll, req.params, settings.timeoutMinutes)),
+			settings,
+		};
+	}
+	if (e.binary === 'resultAsset') {
+		const asset = (await send(ctx, req, i)) as IDataObject;
+		if (!ctx.getNodeParameter('downloadFile', i, true)) return json([asset], i);
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const file = await downloadAssetToBinary(ctx, String(asset.id), { propertyName, itemIndex: i });
+		return [{ json: asset, binary: { [file.propertyName]: file.binary }, pairedItem: { item: i } }];
 	}
 	const items = toItems(await send(ctx, req, i));
 	return json(e.notice ? items.map((item) => ({ ...item, notice: e.notice })) : items, i);
@@ -219,6 +231,7 @@ export async function executeCatalog(
 	const items = ctx.getInputData();
 	const results: Array<INodeExecutionData[] | undefined> = [];
 	const jobs: Array<{ job: PendingJob; settings: JobSettings }> = [];
+	const outputs = new Map<PendingJob, INodeExecutionData>();
 
 	const fail = (error: unknown, i: number) => {
 		if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
@@ -237,7 +250,7 @@ export async function executeCatalog(
 			}
 			const result = await runItem(ctx, e, i);
 			if (Array.isArray(result)) results[i] = result;
-			else jobs.push(result);
+			else for (const job of result.jobs) jobs.push({ job, settings: result.settings });
 		} catch (error) {
 			fail(error, i);
 		}
@@ -248,15 +261,20 @@ export async function executeCatalog(
 			ctx,
 			jobs.map((j) => j.job),
 		);
+		const failed = new Set<number>();
 		for (const { job, settings } of jobs) {
+			if (failed.has(job.itemIndex)) continue;
 			try {
 				if (job.error) throw job.error;
-				results[job.itemIndex] = [
-					await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex),
-				];
+				outputs.set(job, await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex));
 			} catch (error) {
+				failed.add(job.itemIndex);
 				fail(error, job.itemIndex);
 			}
+		}
+		for (const { job } of jobs) {
+			const out = outputs.get(job);
+			if (out && !failed.has(job.itemIndex)) (results[job.itemIndex] ??= []).push(out);
 		}
 	}
 	return [results.flatMap((r) => r ?? [])];

@@ -38,7 +38,7 @@ async function createProject(name: string, extra: IDataObject = {}) {
 		resource: 'project',
 		operation: 'create',
 		name,
-		additionalFields: extra,
+		additionalFields: extra as INodeParameters,
 	});
 	expect(error).toBeUndefined();
 	return out[0];

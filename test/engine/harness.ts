@@ -50,12 +50,13 @@ class TestItems implements INodeType {
 	}
 }
 
-const NODE_TYPES: Record<string, INodeType> = {
+/** Node types known to the harness; tests of other nodes register theirs here. */
+export const NODE_TYPES: Record<string, INodeType> = {
 	'n8n-nodes-mediagen.mediaGen': new MediaGen(),
 	'test.items': new TestItems(),
 };
 
-class NodeTypes implements INodeTypes {
+export class NodeTypes implements INodeTypes {
 	getByName(type: string): INodeType | IVersionedNodeType {
 		return this.getByNameAndVersion(type);
 	}
@@ -215,29 +216,15 @@ export function mediaGen(
 	return { name, type: 'n8n-nodes-mediagen.mediaGen', parameters, ...extra };
 }
 
-/** Runs a workflow with n8n-core's WorkflowExecute, from its first node. */
-export async function runWorkflow(
-	workflowData: IWorkflowBase,
-	options: RunOptions,
-): Promise<RunResult> {
-	const executionId = options.executionId ?? randomUUID();
-	const workflow = new Workflow({
-		id: workflowData.id,
-		name: workflowData.name,
-		nodes: workflowData.nodes,
-		connections: workflowData.connections,
-		nodeTypes: new NodeTypes(),
-		active: false,
-		settings: workflowData.settings,
-	});
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
-	let finished: (run: IRun) => void = () => {};
-	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
-
-	const additionalData = {
+/** What n8n's engine needs around an execution: credentials, URLs, hooks. */
+export function createAdditionalData(
+	credentials: RunOptions['credentials'],
+	executionId: string,
+	hooks?: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	return {
 		hooks,
-		credentialsHelper: new CredentialsHelper(options.credentials),
+		credentialsHelper: new CredentialsHelper(credentials),
 		executionId,
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://localhost:5678/rest',
@@ -258,6 +245,28 @@ export async function runWorkflow(
 		getRuntimeCredential: async () => undefined,
 		logAiEvent: () => {},
 	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** Runs a workflow with n8n-core's WorkflowExecute, from its first node. */
+export async function runWorkflow(
+	workflowData: IWorkflowBase,
+	options: RunOptions,
+): Promise<RunResult> {
+	const executionId = options.executionId ?? randomUUID();
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes: workflowData.nodes,
+		connections: workflowData.connections,
+		nodeTypes: new NodeTypes(),
+		active: false,
+		settings: workflowData.settings,
+	});
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	let finished: (run: IRun) => void = () => {};
+	const done = new Promise<IRun>((resolve) => (finished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
+	const additionalData = createAdditionalData(options.credentials, executionId, hooks);
 
 	const startNode = workflow.getNode(workflowData.nodes[0].name);
 	if (!startNode) throw new Error('workflow has no nodes');
@@ -288,3 +297,4 @@ export async function runWorkflow(
 			: undefined,
 	};
 }
+

@@ -18,7 +18,24 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 
 /** Resource kinds that have a searchable list in the UI (resource locator). */
-export type LocatorKind = 'project' | 'collection' | 'asset' | 'generation' | 'webhook';
+export type LocatorKind =
+	| 'project'
+	| 'collection'
+	| 'asset'
+	| 'generation'
+	| 'webhook'
+	| 'character'
+	| 'characterPreset'
+	| 'brandKit'
+	| 'product'
+	| 'adProject'
+	| 'edit'
+	| 'effectCollection'
+	| 'audioMix'
+	| 'cinemaProject'
+	| 'canvasWorkflow'
+	| 'scene3d'
+	| 'agentSession';
 
 interface FieldCommon {
 	required?: boolean;
@@ -77,10 +94,17 @@ export interface JsonField extends FieldCommon {
 export interface ObjectField extends FieldCommon {
 	kind: 'object';
 	fields: FieldMap;
+	/**
+	 * Typed as JSON on the form (from a previous node or by hand) instead of as nested form
+	 * fields; still checked field by field, and the spec's defaults are filled in.
+	 */
+	asJson?: boolean;
 }
 export interface ObjectListField extends FieldCommon {
 	kind: 'objectList';
 	fields: FieldMap;
+	/** As for ObjectField: a JSON array on the form, checked item by item, defaults filled in. */
+	asJson?: boolean;
 }
 
 export type Field =
@@ -108,12 +132,17 @@ export interface EndpointBehaviour {
 	/** Sends an Idempotency-Key header (job-creating endpoints). */
 	idempotent?: boolean;
 	/**
-	 * Creates a job: Max Credits (estimate first), Wait for Completion (polls `poll`, `{id}` being
-	 * the job's id), Return As JSON / Binary / Both (outputs downloaded as binary).
+	 * Creates one job, or several (`{ data: [...] }`): Max Credits (POSTs the same body to
+	 * `estimate` first), Wait for Completion (polls `poll`), Return As JSON / Binary / Both.
+	 * In both paths `{jobId}` is the job's id and `{name}` a path parameter of the request.
+	 * `within`: the polled record holds the job in this array (e.g. an edit's `exports`).
 	 */
-	job?: { estimate: string; poll: string };
-	/** Binary in or out: download an asset, upload a binary file, or a text answer as a file. */
-	binary?: 'download' | 'upload' | 'text';
+	job?: { estimate?: string; poll: string; within?: string };
+	/**
+	 * Binary in or out: download an asset, upload a binary file, a text answer as a file, or an
+	 * answer that is an asset whose file can be downloaded too (`resultAsset`).
+	 */
+	binary?: 'download' | 'upload' | 'text' | 'resultAsset';
 	/** A sentence added to the output as `notice` (e.g. a secret that is shown only once). */
 	notice?: string;
 }

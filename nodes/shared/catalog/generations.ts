@@ -44,7 +44,7 @@ const generationBody: FieldMap = {
 };
 
 const generationId = { id: ref('generation') };
-const job = { estimate: '/generations/estimate', poll: '/generations/{id}' };
+const job = { estimate: '/generations/estimate', poll: '/generations/{jobId}' };
 
 /** Spec doc 1, "Generations". */
 export const generations = group('generation', 'Generation', { doc: 1, section: 'Generations' }, [
