@@ -26,6 +26,7 @@ const END = '<!-- operations:end -->';
 export function operationsTable(): string {
 	const lines: string[] = [];
 	for (const [node, groups] of Object.entries(catalog)) {
+		if (!groups.length) continue;
 		const count = groups.reduce((n, g) => n + g.endpoints.length, 0);
 		lines.push(`### ${NODE_NAMES[node] ?? node} (${count} operations)`, '');
 		lines.push('| Resource | Operation | Endpoint | Scope | Notes |', '|---|---|---|---|---|');

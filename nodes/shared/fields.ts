@@ -401,6 +401,7 @@ function mergeShow(
 
 /** The resource selector, the operation selectors and every operation's properties. */
 export function catalogProperties(groups: Group[]): INodeProperties[] {
+	if (!groups.length) return [];
 	const sorted = [...groups].sort((a, b) => a.name.localeCompare(b.name));
 	const firstResource = sorted[0].resource;
 	const props: INodeProperties[] = [

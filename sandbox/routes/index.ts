@@ -1,4 +1,4 @@
-/** Every doc 1 endpoint, by spec section. */
+/** Every endpoint, by spec section (doc 1) and by node area (docs 2 and 3). */
 import type { RouteDef } from '../route';
 import { analyticsRoutes } from './analytics';
 import { assetRoutes } from './assets';
@@ -11,6 +11,13 @@ import { uploadRoutes } from './uploads';
 import { voiceRoutes } from './voices';
 import { webhookRoutes } from './webhooks';
 import { workspaceRoutes } from './workspace';
+import { influencerRoutes } from './influencer';
+import { adsRoutes } from './ads';
+import { editorRoutes } from './editor';
+import { cinemaRoutes } from './cinema';
+import { canvasRoutes } from './canvas';
+import { scene3dRoutes } from './scene3d';
+import { agentRoutes } from './agent';
 
 export const apiRoutes: RouteDef[] = [
 	...workspaceRoutes,
@@ -24,4 +31,11 @@ export const apiRoutes: RouteDef[] = [
 	...promptRoutes,
 	...webhookRoutes,
 	...analyticsRoutes,
+	...influencerRoutes,
+	...adsRoutes,
+	...editorRoutes,
+	...cinemaRoutes,
+	...canvasRoutes,
+	...scene3dRoutes,
+	...agentRoutes,
 ];

@@ -7,6 +7,13 @@ import { analytics, prompts, voices } from './misc';
 import { projects } from './projects';
 import { webhooks } from './webhooks';
 import { workspace } from './workspace';
+import { influencerGroups } from './influencer';
+import { adsGroups } from './ads';
+import { editorGroups } from './editor';
+import { cinemaGroups } from './cinema';
+import { canvasGroups } from './canvas';
+import { scene3dGroups } from './scene3d';
+import { agentGroups } from './agent';
 
 /** Resources of the MediaGen node (spec doc 1). */
 export const mediaGenGroups: Group[] = [
@@ -25,4 +32,11 @@ export const mediaGenGroups: Group[] = [
 /** Every node's groups, for the coverage test and the README table. */
 export const catalog: Record<string, Group[]> = {
 	mediaGen: mediaGenGroups,
+	mediaGenInfluencer: influencerGroups,
+	mediaGenAds: adsGroups,
+	mediaGenEditor: editorGroups,
+	mediaGenCinema: cinemaGroups,
+	mediaGenCanvas: canvasGroups,
+	mediaGen3d: scene3dGroups,
+	mediaGenAgent: agentGroups,
 };

@@ -1,0 +1,4 @@
+/** MediaGen Ads: spec endpoints of this area (filled in by its own change). */
+import type { RouteDef } from '../route';
+
+export const adsRoutes: RouteDef[] = [];

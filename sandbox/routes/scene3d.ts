@@ -1,0 +1,4 @@
+/** MediaGen 3D: spec endpoints of this area (filled in by its own change). */
+import type { RouteDef } from '../route';
+
+export const scene3dRoutes: RouteDef[] = [];
