@@ -11,7 +11,7 @@ import { RETRY } from '../../nodes/shared/transport';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import type { TestNode } from './harness';
-import { chain, mediaGen, runWorkflow } from './harness';
+import { chain, mediaGen, runWorkflow, startWorkflow } from './harness';
 
 let sb: Sandbox;
 const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
@@ -130,6 +130,24 @@ describe('generation', () => {
 		);
 		expect(error?.message).toMatch(/^Job [\w-]+ is still (queued|running) after 0.01 minutes/);
 		expect(error?.description).toMatch(/MediaGen Trigger/);
+	});
+
+	test('cancelling the execution stops the wait at once', async () => {
+		Object.assign(POLLING, { minMs: 1000, maxMs: 30000 });
+		try {
+			const started = startWorkflow(
+				chain([{}], [mediaGen('MediaGen', generation({}, { sandbox: { durationMs: 60_000_000 } }))]),
+				{ credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } } },
+			);
+			await sleep(1500);
+			const at = Date.now();
+			started.cancel();
+			const result = await started.done;
+			expect(Date.now() - at).toBeLessThan(1000);
+			expect(result.run.status).toBe('canceled');
+		} finally {
+			Object.assign(POLLING, { minMs: 20, maxMs: 200 });
+		}
 	});
 
 	test('lost create responses, 20 in a row, with retries on: one job and one charge per item', async () => {

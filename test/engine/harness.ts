@@ -27,7 +27,8 @@ import type {
 import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
-import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+// The explicit .ts: tsx (benchmarks) would otherwise resolve MediaGen.node to the codex .json.
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node.ts';
 
 /** Test-only start node: emits the items given in its `items` parameter (JSON array). */
 class TestItems implements INodeType {
@@ -247,11 +248,14 @@ export function createAdditionalData(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-/** Runs a workflow with n8n-core's WorkflowExecute, from its first node. */
-export async function runWorkflow(
-	workflowData: IWorkflowBase,
-	options: RunOptions,
-): Promise<RunResult> {
+/** A started execution: cancel it like n8n's Stop button, or wait for its result. */
+export interface StartedRun {
+	cancel(): void;
+	done: Promise<RunResult>;
+}
+
+/** Starts a workflow with n8n-core's WorkflowExecute, from its first node. */
+export function startWorkflow(workflowData: IWorkflowBase, options: RunOptions): StartedRun {
 	const executionId = options.executionId ?? randomUUID();
 	const workflow = new Workflow({
 		id: workflowData.id,
@@ -277,8 +281,25 @@ export async function runWorkflow(
 	});
 
 	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
-	await execute.processRunExecutionData(workflow);
-	const run = await done;
+	const running = execute.processRunExecutionData(workflow);
+	return {
+		cancel: () => running.cancel(),
+		done: (async () => {
+			await running.catch(() => undefined);
+			return toResult(await done);
+		})(),
+	};
+}
+
+/** Runs a workflow with n8n-core's WorkflowExecute, from its first node. */
+export async function runWorkflow(
+	workflowData: IWorkflowBase,
+	options: RunOptions,
+): Promise<RunResult> {
+	return await startWorkflow(workflowData, options).done;
+}
+
+function toResult(run: IRun): RunResult {
 	const runData = run.data.resultData.runData;
 	const taskData = (nodeName: string) => runData[nodeName]?.[0];
 	const items = (nodeName: string) => taskData(nodeName)?.data?.main?.[0] ?? [];
