@@ -319,3 +319,6 @@ function toResult(run: IRun): RunResult {
 	};
 }
 
+/** Binary data (memory or filesystem mode) for executions run here: see ./binaryData.ts. */
+export { setupBinaryData } from './binaryData';
+export type { BinaryDataSetup, BinaryMode } from './binaryData';
