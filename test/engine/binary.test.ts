@@ -9,6 +9,7 @@ import { statSync } from 'node:fs';
 
 import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { POLLING } from '../../nodes/shared/jobs';
 import { RETRY } from '../../nodes/shared/transport';
 import type { Sandbox } from '../../sandbox';
 import { patternByte, startSandbox } from '../../sandbox';
@@ -326,5 +327,61 @@ describe('download (filesystem mode)', () => {
 
 		const missing = await run([download({ assetId: rl('00000000-0000-4000-8000-000000000000') })]);
 		expect(missing.error?.message).toMatch(/Not found/);
+	});
+});
+
+describe('round trip through a generation (filesystem mode)', () => {
+	const savedPolling = { ...POLLING };
+	beforeAll(async () => {
+		await useMode('filesystem');
+		Object.assign(POLLING, { minMs: 20, maxMs: 200 });
+	});
+	afterAll(() => Object.assign(POLLING, savedPolling));
+
+	test('upload a file, generate from it, get the output as binary and download it: bytes and MIME intact', async () => {
+		const result = await run([
+			source({ fileName: 'product.png', mimeType: 'image/png', size: 4096, seed: 3 }),
+			upload(),
+			mediaGen('Generate', {
+				resource: 'generation',
+				operation: 'create',
+				modelId: 'flux-pro',
+				prompt: 'the product on a beach',
+				returnAs: 'both',
+				binaryPropertyName: 'image',
+				additionalFields: {
+					inputs: { values: [{ slot: 'image', assetIds: '={{ $json.id }}' }] },
+					params: JSON.stringify({ sandbox: { durationMs: 300 } }),
+				},
+			}),
+			mediaGen('Download', {
+				resource: 'asset',
+				operation: 'download',
+				assetId: rl('={{ $json.outputs[0].asset_id }}'),
+				binaryPropertyName: 'file',
+			}),
+		]);
+		expect(result.error).toBeUndefined();
+		const [uploaded] = result.json('Upload');
+		const [generated] = result.items('Generate');
+		expect(generated.json).toMatchObject({
+			status: 'completed',
+			inputs: [{ slot: 'image', assetIds: [uploaded.id] }],
+		});
+		const image = generated.binary?.image;
+		expect(image).toMatchObject({ mimeType: 'image/png', fileExtension: 'png' });
+		const [downloaded] = result.items('Download');
+		expect(downloaded.binary?.file?.mimeType).toBe('image/png');
+		const a = await digestBinary(image!);
+		const b = await digestBinary(downloaded.binary!.file);
+		expect(a.size).toBeGreaterThan(0);
+		expect(b).toEqual(a);
+		// a PNG, as the tool implies
+		let head = Buffer.alloc(0);
+		for await (const chunk of await openBinary(image!)) {
+			head = chunk as Buffer;
+			break;
+		}
+		expect(head.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
 	});
 });
