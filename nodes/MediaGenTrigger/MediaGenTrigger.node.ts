@@ -6,9 +6,8 @@
  * in the service's settings and the signing secret pasted into the node. Every request is verified
  * (Standard Webhooks, ../shared/webhookSignature.ts) before anything runs.
  *
- * Node static data (`getWorkflowStaticData('node')`), top-level keys only (n8n notices changes of
- * top-level keys of the node's static data, not of objects nested in them, so every write replaces
- * a whole key):
+ * Node static data (`getWorkflowStaticData('node')`); every write replaces a whole top-level key,
+ * because n8n's change tracking does not see changes inside objects assigned after loading:
  *   production: { id, url, events, secret, createdAt }  endpoint registered for the production URL
  *   test:       { id, url, events, secret, createdAt }  the same for n8n's test URL ("Listen")
  *   seen:       { [webhook-id]: unix seconds }          recently delivered ids (replay protection)
@@ -28,8 +27,8 @@ import type {
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { downloadAssetToBinary } from '../shared/binary';
-import { mediaGenRequest } from '../shared/transport';
-import { ReplayCache, verifyWebhook } from '../shared/webhookSignature';
+import { asNodeError, mediaGenRequest } from '../shared/transport';
+import { isValidSecret, ReplayCache, verifyWebhook } from '../shared/webhookSignature';
 
 /** The subscribable event types of the spec (doc 1, Events), without `*`. */
 export const EVENT_TYPES = [
@@ -77,9 +76,27 @@ interface RemoteEndpoint {
 
 type Ctx = IHookFunctions | IWebhookFunctions;
 
-/** Test URLs ("Listen for test event") run in mode manual; they get their own endpoint. */
+/**
+ * Test URLs ("Listen for test event") and the production URL each get their own endpoint. Webhook
+ * requests and activations tell them apart by mode (test: manual; production: webhook / trigger).
+ */
 function slotOf(ctx: Ctx): Slot {
 	return ctx.getMode() === 'manual' ? 'test' : 'production';
+}
+
+/**
+ * The slot a lifecycle call is about. n8n deactivates both kinds in mode "internal", so the URL
+ * decides when it matches a stored endpoint; otherwise the mode does (undefined for "internal":
+ * a deactivation must never guess, or removing a test URL could delete the production endpoint).
+ */
+function hookSlot(ctx: IHookFunctions, url: string): Slot | undefined {
+	for (const slot of ['test', 'production'] as const) {
+		if (storedEndpoint(ctx, slot)?.url === url) return slot;
+	}
+	const mode = ctx.getMode();
+	if (mode === 'manual') return 'test';
+	if (mode === 'trigger' || mode === 'webhook') return 'production';
+	return undefined;
 }
 
 function storedEndpoint(ctx: Ctx, slot: Slot): StoredEndpoint | undefined {
@@ -119,11 +136,14 @@ async function listEndpoints(ctx: IHookFunctions): Promise<RemoteEndpoint[]> {
 	const all: RemoteEndpoint[] = [];
 	let before: string | undefined;
 	for (let page = 0; page < 100; page++) {
-		const res = await mediaGenRequest<{ data?: RemoteEndpoint[]; nextCursor?: string | null }>(ctx, {
-			method: 'GET',
-			path: '/webhooks',
-			qs: before ? { limit: 100, before } : { limit: 100 },
-		});
+		const res = await mediaGenRequest<{ data?: RemoteEndpoint[]; nextCursor?: string | null }>(
+			ctx,
+			{
+				method: 'GET',
+				path: '/webhooks',
+				qs: before ? { limit: 100, before } : { limit: 100 },
+			},
+		);
 		all.push(...(res.data ?? []));
 		if (!res.nextCursor) break;
 		before = String(res.nextCursor);
@@ -140,7 +160,7 @@ async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
 	try {
 		await mediaGenRequest(ctx, { method: 'DELETE', path: `/webhooks/${encodeURIComponent(id)}` });
 	} catch (error) {
-		if (httpCodeOf(error) !== '404') throw error;
+		if (httpCodeOf(error) !== '404') throw asNodeError(ctx, error);
 	}
 }
 
@@ -160,10 +180,38 @@ function isAutomatic(ctx: Ctx): boolean {
 	return ctx.getNodeParameter('registration', 'automatic') === 'automatic';
 }
 
+/** Adds what to do to the errors a registration typically meets. */
+function explain(error: unknown): unknown {
+	if (!(error instanceof NodeApiError)) return error;
+	const hints: Record<string, string> = {
+		'403':
+			"Registering endpoints needs an API key with the webhooks.manage scope, on the Pro plan or above. Without one, set Registration to Manual and create the endpoint in MediaGen's settings.",
+		'422':
+			'MediaGen delivers only to public https URLs: n8n must be reachable from the internet (set WEBHOOK_URL, or use a tunnel).',
+	};
+	const hint = hints[String(error.httpCode)];
+	if (hint && !String(error.description ?? '').includes(hint))
+		error.description = [error.description, hint].filter(Boolean).join('\n');
+	return error;
+}
+
+/** Manual mode: the pasted secret must be usable (checked on activation, never echoed). */
+function checkManualSecret(ctx: IHookFunctions): void {
+	const secret = String(ctx.getNodeParameter('signingSecret', '') ?? '');
+	if (!isValidSecret(secret))
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The Signing Secret must be the whsec_ secret MediaGen showed when the endpoint was created',
+		);
+}
+
 async function checkExists(this: IHookFunctions): Promise<boolean> {
-	if (!isAutomatic(this)) return true; // manual mode: nothing is registered
-	const slot = slotOf(this);
+	if (!isAutomatic(this)) {
+		checkManualSecret(this);
+		return true; // manual mode: nothing is registered
+	}
 	const url = webhookUrl(this);
+	const slot = hookSlot(this, url) ?? slotOf(this);
 	const events = wantedEvents(this);
 	const stored = storedEndpoint(this, slot);
 	const endpoints = await listEndpoints(this);
@@ -186,18 +234,16 @@ async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 async function create(this: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(this)) return true;
-	const slot = slotOf(this);
 	const url = webhookUrl(this);
+	const slot = hookSlot(this, url) ?? slotOf(this);
 	const events = wantedEvents(this);
 	const previous = storedEndpoint(this, slot);
 	if (previous) {
 		await deleteEndpoint(this, previous.id);
 		setStoredEndpoint(this, slot, undefined);
 	}
-	const description = `n8n: ${this.getWorkflow().name ?? 'workflow'} / ${this.getNode().name}`.slice(
-		0,
-		200,
-	);
+	const description =
+		`n8n: ${this.getWorkflow().name ?? 'workflow'} / ${this.getNode().name}`.slice(0, 200);
 	let created: IDataObject;
 	try {
 		created = await mediaGenRequest<IDataObject>(this, {
@@ -206,14 +252,8 @@ async function create(this: IHookFunctions): Promise<boolean> {
 			body: { url, description, events },
 		});
 	} catch (error) {
-		if (error instanceof NodeApiError && error.httpCode === '422') {
-			error.description = [
-				error.description,
-				'MediaGen delivers only to public https URLs: n8n must be reachable from the internet (set WEBHOOK_URL, or use a tunnel).',
-			]
-				.filter(Boolean)
-				.join('\n');
-		} else if (!(error instanceof NodeApiError && error.httpCode && error.httpCode < '500')) {
+		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
+		if (!(status > 0 && status < 500)) {
 			// no answer (or a server fault): the endpoint may exist without us knowing its id
 			try {
 				await deleteStrays(this, await listEndpoints(this), url);
@@ -223,7 +263,7 @@ async function create(this: IHookFunctions): Promise<boolean> {
 				);
 			}
 		}
-		throw error;
+		throw asNodeError(this, error);
 	}
 	const id = typeof created.id === 'string' ? created.id : undefined;
 	const secret = typeof created.secret === 'string' ? created.secret : undefined;
@@ -246,13 +286,14 @@ async function create(this: IHookFunctions): Promise<boolean> {
 
 async function deleteHook(this: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(this)) return true;
-	const slot = slotOf(this);
-	const stored = storedEndpoint(this, slot);
+	const url = this.getNodeWebhookUrl('default');
+	if (!url) return true;
+	const slot = hookSlot(this, url);
+	const stored = slot ? storedEndpoint(this, slot) : undefined;
 	try {
 		if (stored) await deleteEndpoint(this, stored.id);
 		// anything else at this node's URL is ours too (a registration whose answer was lost)
-		const url = this.getNodeWebhookUrl('default');
-		if (url) await deleteStrays(this, await listEndpoints(this), url);
+		await deleteStrays(this, await listEndpoints(this), url);
 	} catch (error) {
 		// keep the stored id so that the next activation finds the endpoint and removes it
 		this.logger.error(
@@ -260,23 +301,27 @@ async function deleteHook(this: IHookFunctions): Promise<boolean> {
 		);
 		return false;
 	}
-	setStoredEndpoint(this, slot, undefined);
+	if (slot) setStoredEndpoint(this, slot, undefined);
 	return true;
 }
 
 /**
  * Replay protection. Each verified webhook-id is remembered twice:
  * - in this process's memory (REPLAY_LIMITS.memory): a duplicate reaching the same process within
- *   the window is always dropped, also when both copies arrive at the same moment;
- * - in the workflow's static data (REPLAY_LIMITS.staticData), which n8n loads for every webhook
- *   request and saves after it has answered, so other processes (queue mode: webhook processes,
- *   several mains) see it: a duplicate arriving after the first copy's request has finished is
- *   dropped by whichever process receives it.
- * Not covered: two copies reaching two different processes at the same moment (both load the
- * static data before either saves it), and ids recorded by requests whose static data save was
- * overwritten by a concurrent request's save (n8n saves the whole static data, last writer wins).
- * The service only repeats an event id when a delivery was not answered with a 2xx, and the
- * signed timestamp limits replays to 300 s, so those windows are small.
+ *   the window is always dropped, also when several copies arrive at the same moment;
+ * - in the workflow's static data (REPLAY_LIMITS.staticData). n8n loads static data for every
+ *   webhook request and saves it after answering. In queue mode (the only setup where several
+ *   processes receive webhooks) the receiving process just enqueues the execution, so the ids are
+ *   saved and a duplicate arriving at any webhook process after the first copy's request finished
+ *   is dropped. In regular mode one process receives every webhook, and there n8n's in-process
+ *   start of the execution resets its "static data changed" flag, so the ids stay in memory only
+ *   (which covers that process; a restart forgets them).
+ * Not covered: copies reaching two different processes at the same moment (both load the static
+ * data before either saves it), and ids lost when concurrent requests save the static data (n8n
+ * saves it whole: the last writer wins). The service repeats an event id only when a delivery was
+ * not answered with a 2xx, and the signed timestamp limits a replay to 300 s, so these windows
+ * are small. An id is recorded once its signature is verified, before the execution starts: if
+ * n8n then fails to start it, a redelivery of that id is dropped too (at most once, not at least).
  */
 const memoryCaches = new Map<string, ReplayCache>();
 
@@ -445,7 +490,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: 'data',
 				description:
-					'Field for the first downloaded file; further files go to <field>_1, <field>_2, …',
+					'Field for the first downloaded file; further files go to the same name followed by _1, _2 and so on',
 				displayOptions: { show: { '/registration': ['automatic'] } },
 			},
 			{
@@ -503,7 +548,10 @@ export class MediaGenTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
+				// answered as soon as the execution is started, with an empty 200 (n8n would
+				// otherwise send its default response option's name, "firstEntryJson", as the body)
 				responseMode: 'onReceived',
+				responseData: 'noData',
 				path: 'webhook',
 			},
 		],
@@ -512,9 +560,23 @@ export class MediaGenTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			checkExists,
-			create,
-			delete: deleteHook,
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				try {
+					return await checkExists.call(this);
+				} catch (error) {
+					throw asNodeError(this, explain(error));
+				}
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				try {
+					return await create.call(this);
+				} catch (error) {
+					throw asNodeError(this, explain(error));
+				}
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteHook.call(this);
+			},
 		},
 	};
 
@@ -530,12 +592,7 @@ export class MediaGenTrigger implements INodeType {
 		const verified = verifyWebhook({ secret, headers, rawBody });
 		if (!verified.ok) return refuse(this, 401, verified.reason);
 
-		// 2. drop duplicates (answered 2xx so the service stops retrying)
-		const now = Math.floor(Date.now() / 1000);
-		if (isDuplicate(this, verified.id, now))
-			return { webhookResponse: { received: true, duplicate: true } };
-
-		// 3. the event, exactly as signed
+		// 2. the event, exactly as signed
 		let event: IDataObject;
 		try {
 			event = JSON.parse(rawBody.toString('utf8')) as IDataObject;
@@ -544,6 +601,11 @@ export class MediaGenTrigger implements INodeType {
 		}
 		if (!event || typeof event !== 'object' || Array.isArray(event))
 			return refuse(this, 400, 'The body is not a JSON object');
+
+		// 3. drop duplicates (answered 2xx so the service stops retrying)
+		const now = Math.floor(Date.now() / 1000);
+		if (isDuplicate(this, verified.id, now))
+			return { webhookResponse: { received: true, duplicate: true } };
 
 		const options = this.getNodeParameter('options', {}) as {
 			onlyEventTypes?: string[];

@@ -156,7 +156,8 @@ export interface ReplayCacheOptions {
 
 /**
  * Remembers recently seen webhook-ids (id -> first seen, Unix seconds), bounded in count and age.
- * A Map keeps insertion order, which is also time order, so pruning looks at the front only.
+ * Ids are also queued in arrival order, so expiry and eviction look at the front of the queue
+ * only: every operation is O(1) amortised, whatever the size.
  */
 export class ReplayCache {
 	readonly maxEntries: number;
@@ -164,6 +165,10 @@ export class ReplayCache {
 	readonly ttlSeconds: number;
 
 	private readonly seen = new Map<string, number>();
+
+	private queue: Array<[string, number]> = [];
+
+	private head = 0;
 
 	constructor(options: ReplayCacheOptions = {}) {
 		this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
@@ -177,7 +182,7 @@ export class ReplayCache {
 			const entries = Object.entries(record as Record<string, unknown>)
 				.filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]))
 				.sort((a, b) => a[1] - b[1]);
-			for (const [id, at] of entries) cache.seen.set(id, at);
+			for (const [id, at] of entries) cache.add(id, at);
 		}
 		cache.prune(now);
 		return cache;
@@ -197,12 +202,8 @@ export class ReplayCache {
 	checkAndRemember(id: string, now = nowSeconds()): boolean {
 		this.prune(now);
 		if (this.has(id, now)) return true;
-		this.seen.delete(id);
-		this.seen.set(id, now);
-		while (this.seen.size > this.maxEntries) {
-			const oldest = this.seen.keys().next().value as string;
-			this.seen.delete(oldest);
-		}
+		this.add(id, now);
+		this.prune(now);
 		return false;
 	}
 
@@ -211,21 +212,33 @@ export class ReplayCache {
 		this.seen.delete(id);
 	}
 
-	/** Drops expired entries from the front. */
+	/** Drops expired entries, then the oldest beyond the maximum count. */
 	prune(now = nowSeconds()): void {
-		for (const [id, at] of this.seen) {
-			if (now - at < this.ttlSeconds) break;
-			this.seen.delete(id);
-		}
-		while (this.seen.size > this.maxEntries) {
-			const oldest = this.seen.keys().next().value as string;
-			this.seen.delete(oldest);
+		while (this.head < this.queue.length && now - this.queue[this.head][1] >= this.ttlSeconds)
+			this.evictFront();
+		while (this.seen.size > this.maxEntries && this.head < this.queue.length) this.evictFront();
+		if (this.head > 1024 && this.head * 2 > this.queue.length) {
+			this.queue = this.queue.slice(this.head);
+			this.head = 0;
 		}
 	}
 
 	/** The entries as a plain record, oldest first. */
 	toRecord(): Record<string, number> {
 		return Object.fromEntries(this.seen);
+	}
+
+	private add(id: string, at: number): void {
+		this.seen.delete(id);
+		this.seen.set(id, at);
+		this.queue.push([id, at]);
+	}
+
+	/** Removes the queue's first entry, and the id with it unless it was seen again since. */
+	private evictFront(): void {
+		const [id, at] = this.queue[this.head];
+		this.head++;
+		if (this.seen.get(id) === at) this.seen.delete(id);
 	}
 }
 

@@ -1,0 +1,760 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/**
+ * MediaGen Trigger end to end: the real node, driven through n8n-core's HookContext and
+ * WebhookContext by a stand-in for n8n's webhook side (triggerHarness.ts), against the sandbox,
+ * which registers endpoints and delivers real signed webhooks over HTTP.
+ */
+import { dirname } from 'node:path';
+
+import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
+import { EVENT_TYPES, MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { FakeN8n, type ReceivedRequest } from './triggerHarness';
+
+jest.setTimeout(60_000);
+
+/** n8n-core's own copies of @n8n/di and @n8n/backend-common (it nests them). */
+function fromCore<T>(name: string): T {
+	const core = dirname(require.resolve('n8n-core'));
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	return require(require.resolve(name, { paths: [core] })) as T;
+}
+const { Container } = fromCore<typeof import('@n8n/di')>('@n8n/di');
+const { Logger } = fromCore<typeof import('@n8n/backend-common')>('@n8n/backend-common');
+
+let sb: Sandbox;
+const logs: string[] = [];
+
+beforeAll(async () => {
+	sb = await startSandbox({
+		port: 0,
+		quiet: true,
+		rateLimitPerMinute: 0,
+		timeScale: 0.001,
+		allowHttpWebhooks: true,
+	});
+	// every log line n8n-core's contexts give the node goes here (to check for secrets)
+	const capture =
+		(level: string) =>
+		(message: string, meta?: unknown): void => {
+			logs.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
+		};
+	const logger = {
+		error: capture('error'),
+		warn: capture('warn'),
+		info: capture('info'),
+		debug: capture('debug'),
+		scoped: () => logger,
+	};
+	Container.set(Logger, logger as unknown as InstanceType<typeof Logger>);
+});
+
+afterAll(async () => {
+	await sb.close();
+});
+
+const open: FakeN8n[] = [];
+afterEach(async () => {
+	for (const n8n of open.splice(0)) await n8n.close();
+	sb.control.clearFaults();
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any;
+
+async function api(method: string, path: string, body?: unknown): Promise<Body> {
+	const res = await fetch(`${sb.baseUrl}${path}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${sb.keys.pro}`,
+			...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+		},
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+	return JSON.parse(text);
+}
+
+interface Endpoint {
+	id: string;
+	url: string;
+	events: string[];
+	status: string;
+}
+
+async function endpoints(): Promise<Endpoint[]> {
+	return ((await api('GET', '/webhooks?limit=100')) as { data: Endpoint[] }).data;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(fn: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+	const end = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await fn();
+		if (value) return value;
+		if (Date.now() > end) throw new Error('timed out waiting');
+		await sleep(10);
+	}
+}
+
+async function fakeN8n(
+	parameters: INodeParameters,
+	queueMode = false,
+	apiKey = sb.keys.pro,
+): Promise<FakeN8n> {
+	const n8n = await FakeN8n.start({
+		credentials: { mediaGenApi: { apiKey, baseUrl: sb.baseUrl } },
+		parameters,
+		queueMode,
+	});
+	open.push(n8n);
+	return n8n;
+}
+
+const automatic = (
+	events: string[] = ['generation.completed'],
+	options: INodeParameters = {},
+): INodeParameters => ({ registration: 'automatic', events, options });
+
+function stored(n8n: FakeN8n, slot: 'production' | 'test' = 'production'): IDataObject | undefined {
+	const data = (n8n.staticData['node:MediaGen Trigger'] ?? {}) as IDataObject;
+	return data[slot] as IDataObject | undefined;
+}
+
+async function generate(params: IDataObject = {}): Promise<Body> {
+	return await api('POST', '/generations', {
+		modelId: 'sandbox-image',
+		prompt: 'a red fox in the snow',
+		params: { sandbox: { durationMs: 20 }, ...params },
+	});
+}
+
+beforeEach(() => {
+	sb.control.reset();
+});
+
+describe('description', () => {
+	const { description } = new MediaGenTrigger();
+
+	test("a trigger with the spec's events, answering as soon as the execution starts", () => {
+		expect(description).toMatchObject({
+			name: 'mediaGenTrigger',
+			displayName: 'MediaGen Trigger',
+			group: ['trigger'],
+			inputs: [],
+		});
+		// onReceived: n8n answers when the execution starts, never after downstream nodes
+		expect(description.webhooks).toEqual([
+			expect.objectContaining({
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				responseData: 'noData',
+			}),
+		]);
+		const events = description.properties.find((p) => p.name === 'events');
+		expect(events?.options?.map((o) => (o as { value: string }).value).sort()).toEqual(
+			[...EVENT_TYPES, '*'].sort(),
+		);
+		expect([...EVENT_TYPES].sort()).toEqual([...SPEC_EVENT_TYPES].sort());
+		expect(description.credentials).toEqual([
+			{
+				name: 'mediaGenApi',
+				required: true,
+				displayOptions: { show: { registration: ['automatic'] } },
+			},
+		]);
+		const secret = description.properties.find((p) => p.name === 'signingSecret');
+		expect(secret?.typeOptions?.password).toBe(true);
+	});
+});
+
+describe('lifecycle: the service ends with exactly the endpoints that should exist', () => {
+	test('activate / deactivate 20 times', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed', 'generation.failed']));
+		const ids = new Set<string>();
+		for (let i = 0; i < 20; i++) {
+			await n8n.activate();
+			const list = await endpoints();
+			expect(list).toHaveLength(1);
+			expect(list[0]).toMatchObject({
+				url: n8n.productionUrl,
+				status: 'active',
+				events: expect.arrayContaining(['generation.completed', 'generation.failed']),
+			});
+			expect(list[0].events).toHaveLength(2);
+			expect(stored(n8n)).toMatchObject({ id: list[0].id, url: n8n.productionUrl });
+			expect(String(stored(n8n)?.secret)).toMatch(/^whsec_/);
+			ids.add(list[0].id);
+			expect(await n8n.deactivate()).toBe(true);
+			expect(await endpoints()).toHaveLength(0);
+			expect(stored(n8n)).toBeUndefined();
+		}
+		expect(ids.size).toBe(20);
+	});
+
+	test('activating again (n8n restart) finds the endpoint and keeps it', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const [first] = await endpoints();
+		for (let i = 0; i < 3; i++) await n8n.activate('init');
+		expect(await endpoints()).toEqual([expect.objectContaining({ id: first.id })]);
+		expect(sb.control.requests({ method: 'POST', path: '/webhooks$' })).toHaveLength(1);
+		await n8n.deactivate();
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('changed events replace the endpoint (with and without a deactivation first)', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const [first] = await endpoints();
+
+		// restart with changed parameters: checkExists notices
+		n8n.setParameters(automatic(['generation.failed', 'export.completed']));
+		await n8n.activate('init');
+		const second = await endpoints();
+		expect(second).toHaveLength(1);
+		expect(second[0].id).not.toBe(first.id);
+		expect([...second[0].events].sort()).toEqual(['export.completed', 'generation.failed']);
+
+		// the way n8n saves an active workflow: deactivate, then activate with the new version
+		await n8n.deactivate();
+		n8n.setParameters(automatic(['*']));
+		await n8n.activate('update');
+		const third = await endpoints();
+		expect(third).toHaveLength(1);
+		expect(third[0].events).toEqual(['*']);
+		await n8n.deactivate();
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('an endpoint deleted behind the node is recreated; deactivation then still works', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const [first] = await endpoints();
+		await api('DELETE', `/webhooks/${first.id}`);
+		await n8n.activate('init');
+		const list = await endpoints();
+		expect(list).toHaveLength(1);
+		expect(list[0].id).not.toBe(first.id);
+		// deleted again, then deactivated: nothing left, no error
+		await api('DELETE', `/webhooks/${list[0].id}`);
+		expect(await n8n.deactivate()).toBe(true);
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('a disabled endpoint is replaced by an active one', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const [first] = await endpoints();
+		await api('PATCH', `/webhooks/${first.id}`, { status: 'disabled' });
+		await n8n.activate('init');
+		const list = await endpoints();
+		expect(list).toHaveLength(1);
+		expect(list[0]).toMatchObject({ status: 'active', url: n8n.productionUrl });
+		expect(list[0].id).not.toBe(first.id);
+		await n8n.deactivate();
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('a registration whose answer was lost leaves nothing behind', async () => {
+		const n8n = await fakeN8n(automatic());
+		sb.control.addFault({ kind: 'drop', method: 'POST', path: '/webhooks$' });
+		await expect(n8n.activate()).rejects.toThrow(/Could not reach MediaGen/);
+		expect(await endpoints()).toHaveLength(0);
+		await n8n.activate();
+		expect(await endpoints()).toHaveLength(1);
+		await n8n.deactivate();
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('an endpoint at the node URL that the node does not know about is removed', async () => {
+		const n8n = await fakeN8n(automatic());
+		// e.g. static data lost after a registration
+		await api('POST', '/webhooks', { url: n8n.productionUrl, events: ['*'] });
+		const other = await api('POST', '/webhooks', {
+			url: 'https://hooks.example.com/other',
+			events: ['*'],
+		});
+		await n8n.activate();
+		const list = await endpoints();
+		expect(list.filter((e) => e.url === n8n.productionUrl)).toHaveLength(1);
+		expect(list.map((e) => e.id)).toContain(other.id);
+		await n8n.deactivate();
+		expect((await endpoints()).map((e) => e.id)).toEqual([other.id]);
+	});
+
+	test('a failed deletion keeps the id; the next activation and deactivation clean up', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const [first] = await endpoints();
+		sb.control.addFault({ kind: 'fail', method: 'DELETE', path: '/webhooks/', status: 403 });
+		expect(await n8n.deactivate()).toBe(false);
+		expect(stored(n8n)?.id).toBe(first.id);
+		expect(await endpoints()).toHaveLength(1);
+		sb.control.clearFaults();
+		await n8n.activate();
+		expect(await endpoints()).toEqual([expect.objectContaining({ id: first.id })]);
+		await n8n.deactivate();
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test("the test URL gets its own endpoint and never touches production's", async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const [production] = await endpoints();
+		await n8n.listen();
+		const both = await endpoints();
+		expect(both).toHaveLength(2);
+		expect(both.map((e) => e.url).sort()).toEqual([n8n.productionUrl, n8n.testUrl].sort());
+		await n8n.stopListening();
+		expect(await endpoints()).toEqual([expect.objectContaining({ id: production.id })]);
+
+		// a failing test registration: n8n removes the test webhooks, production stays
+		sb.control.addFault({ kind: 'fail', method: 'POST', path: '/webhooks$', status: 403 });
+		await expect(n8n.listen()).rejects.toThrow();
+		expect(await endpoints()).toEqual([expect.objectContaining({ id: production.id })]);
+		await n8n.deactivate();
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('test mode alone: registered on listen, removed after the test event', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.listen();
+		expect(await endpoints()).toEqual([expect.objectContaining({ url: n8n.testUrl })]);
+		await generate();
+		await until(() => n8n.runs.length === 1);
+		await n8n.settle();
+		expect(n8n.requests[0].test).toBe(true);
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('errors say what to do: plan or scope (403), URL not public https (422)', async () => {
+		const starter = await fakeN8n(automatic(), false, sb.keys.starter);
+		await expect(starter.activate()).rejects.toMatchObject({
+			description: expect.stringContaining('webhooks.manage scope'),
+		});
+		const n8n = await fakeN8n(automatic());
+		sb.control.setConfig({ allowHttpWebhooks: false });
+		await expect(n8n.activate()).rejects.toMatchObject({
+			description: expect.stringContaining('public https'),
+		});
+		sb.control.setConfig({ allowHttpWebhooks: true });
+		expect(await endpoints()).toHaveLength(0);
+	});
+
+	test('manual mode refuses to activate with an unusable secret (without echoing it)', async () => {
+		const n8n = await fakeN8n({ registration: 'manual', signingSecret: 'not-a-secret-value' });
+		const error = await n8n.activate().catch((e: Error) => e);
+		expect(error).toBeInstanceOf(Error);
+		expect((error as Error).message).toMatch(/whsec_/);
+		expect(JSON.stringify(error)).not.toContain('not-a-secret-value');
+	});
+
+	test('manual mode registers nothing and deletes nothing', async () => {
+		const made = await api('POST', '/webhooks', { url: 'https://example.com/x', events: ['*'] });
+		const n8n = await fakeN8n({ registration: 'manual', signingSecret: made.secret });
+		sb.control.clearRequests();
+		await n8n.activate();
+		await n8n.deactivate();
+		await n8n.activate();
+		await n8n.listen();
+		await n8n.stopListening();
+		expect(sb.control.requests({})).toHaveLength(0);
+		expect((await endpoints()).map((e) => e.id)).toEqual([made.id]);
+	});
+});
+
+/** A delivery signed like the service signs (sandbox/hooks.ts, independent of the node). */
+function signed(
+	secret: string,
+	body: string,
+	{
+		id = `evt_${Math.random().toString(16).slice(2, 14)}`,
+		timestamp = Math.floor(Date.now() / 1000),
+	} = {},
+): { id: string; timestamp: number; headers: Record<string, string>; body: string } {
+	return {
+		id,
+		timestamp,
+		body,
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': id,
+			'webhook-timestamp': String(timestamp),
+			'webhook-signature': sign(secret, id, timestamp, body),
+		},
+	};
+}
+
+function eventBody(id: string, type = 'generation.completed', data: IDataObject = {}): string {
+	return JSON.stringify({
+		id,
+		type,
+		created_at: new Date().toISOString(),
+		workspace_id: 'ws_test',
+		data: { id: 'gen_1', status: 'completed', outputs: [], ...data },
+	});
+}
+
+async function post(url: string, headers: Record<string, string>, body: string | Buffer) {
+	const res = await fetch(url, { method: 'POST', headers, body });
+	return { status: res.status, body: await res.text() };
+}
+
+describe('deliveries: verified before anything runs', () => {
+	test('a generation completes in the sandbox, the signed event arrives, the workflow runs', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const generation = await generate();
+		await until(() => n8n.runs.length === 1);
+		const [item] = n8n.outputs()[0];
+		expect(item.json).toMatchObject({
+			type: 'generation.completed',
+			workspace_id: expect.any(String),
+			id: expect.stringMatching(/^evt_/),
+			created_at: expect.any(String),
+			data: {
+				id: generation.id,
+				status: 'completed',
+				outputs: [{ asset_id: expect.any(String), kind: 'image' }],
+				error: null,
+			},
+		});
+		const headers = item.json.headers as IDataObject;
+		expect(Object.keys(headers).sort()).toEqual(
+			['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp'].sort(),
+		);
+		expect(headers['webhook-id']).toBe(item.json.id);
+		expect(n8n.runs[0].status).toBe('success');
+		await until(() => sb.control.deliveries().length === 1);
+		expect(sb.control.deliveries()[0]).toMatchObject({ responseStatus: 200, error: null });
+	});
+
+	test('tamper matrix over HTTP: every bad request is 401 and starts nothing', async () => {
+		const n8n = await fakeN8n(automatic(['*']));
+		await n8n.activate();
+		const secret = String(stored(n8n)?.secret);
+		const url = n8n.productionUrl;
+		const now = Math.floor(Date.now() / 1000);
+		const other = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+		const good = () => signed(secret, eventBody('evt_good'), { id: 'evt_good' });
+		const flipByte = (text: string) => {
+			const bytes = Buffer.from(text);
+			bytes[10] ^= 0x01;
+			return bytes;
+		};
+		const without = (name: string) => {
+			const g = good();
+			const rest = Object.fromEntries(Object.entries(g.headers).filter(([k]) => k !== name));
+			return [rest, g.body] as const;
+		};
+		const cases: Array<[string, Record<string, string>, string | Buffer]> = [
+			['changed body byte', good().headers, flipByte(good().body)],
+			['changed id', { ...good().headers, 'webhook-id': 'evt_other' }, good().body],
+			[
+				'changed timestamp',
+				{ ...good().headers, 'webhook-timestamp': String(now + 1) },
+				good().body,
+			],
+			[
+				'stale timestamp',
+				signed(secret, good().body, { timestamp: now - 301 }).headers,
+				good().body,
+			],
+			[
+				'future timestamp',
+				signed(secret, good().body, { timestamp: now + 301 }).headers,
+				good().body,
+			],
+			['missing webhook-id', ...without('webhook-id')],
+			['missing webhook-timestamp', ...without('webhook-timestamp')],
+			['missing webhook-signature', ...without('webhook-signature')],
+			['wrong secret', signed(other, good().body, { id: 'evt_good' }).headers, good().body],
+			[
+				'only bad entries',
+				{
+					...good().headers,
+					'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${signed(other, good().body, { id: 'evt_good' }).headers['webhook-signature']}`,
+				},
+				good().body,
+			],
+		];
+		for (const [name, headers, body] of cases) {
+			const res = await post(url, headers, body);
+			expect({ name, status: res.status }).toEqual({ name, status: 401 });
+			expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_signature' });
+		}
+		expect(n8n.requests.every((r) => !r.started && r.result?.noWebhookResponse === true)).toBe(
+			true,
+		);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+
+		// one good entry among bad ones (a rotated secret): accepted, runs once
+		const g = good();
+		const rotated = {
+			...g.headers,
+			'webhook-signature': `${signed(other, g.body, { id: g.id }).headers['webhook-signature']} ${g.headers['webhook-signature']}`,
+		};
+		expect((await post(url, rotated, g.body)).status).toBe(200);
+		// replayed: answered 2xx, not run twice
+		const replay = await post(url, rotated, g.body);
+		expect(replay.status).toBe(200);
+		expect(JSON.parse(replay.body)).toEqual({ received: true, duplicate: true });
+		// the same event re-sent by the service (new timestamp and signature, same id): dropped too
+		const resent = signed(secret, g.body, { id: g.id, timestamp: now + 5 });
+		expect((await post(url, resent.headers, resent.body)).status).toBe(200);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(1);
+		expect(n8n.requests.filter((r) => r.started)).toHaveLength(1);
+	});
+
+	test('a signed body that is not a JSON object is refused (400) and starts nothing', async () => {
+		const n8n = await fakeN8n(automatic(['*']));
+		await n8n.activate();
+		const secret = String(stored(n8n)?.secret);
+		for (const body of ['not json', '[1,2]', 'null']) {
+			const d = signed(secret, body);
+			expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(400);
+		}
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+	});
+
+	test('duplicates arriving at once start one execution', async () => {
+		const n8n = await fakeN8n(automatic(['*']));
+		await n8n.activate();
+		const d = signed(String(stored(n8n)?.secret), eventBody('evt_twice'), { id: 'evt_twice' });
+		const results = await Promise.all(
+			Array.from({ length: 5 }, async () => await post(n8n.productionUrl, d.headers, d.body)),
+		);
+		expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(1);
+	});
+
+	test('queue mode: a duplicate reaching another webhook process is dropped (static data)', async () => {
+		const n8n = await fakeN8n(automatic(['*']), true);
+		await n8n.activate();
+		const d = signed(String(stored(n8n)?.secret), eventBody('evt_x'), { id: 'evt_x' });
+		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+		await n8n.settle();
+		expect(
+			Object.keys((n8n.staticData['node:MediaGen Trigger'] as IDataObject).seen as object),
+		).toEqual(['evt_x']);
+
+		// a second webhook process: the node's module loaded afresh (its own, empty memory)
+		let Fresh: (new () => INodeType) | undefined;
+		jest.isolateModules(() => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			Fresh = require('../../nodes/MediaGenTrigger/MediaGenTrigger.node').MediaGenTrigger;
+		});
+		n8n.webhookProcess = new Fresh!();
+		const again = await post(n8n.productionUrl, d.headers, d.body);
+		expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: true });
+		// and a new event still runs in that process
+		const e = signed(String(stored(n8n)?.secret), eventBody('evt_y'), { id: 'evt_y' });
+		expect((await post(n8n.productionUrl, e.headers, e.body)).status).toBe(200);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(2);
+	});
+
+	test('pings are acknowledged without a run unless included', async () => {
+		const n8n = await fakeN8n(automatic(['*']));
+		await n8n.activate();
+		const [endpoint] = await endpoints();
+		const delivery = await api('POST', `/webhooks/${endpoint.id}/test`);
+		expect(delivery.response_status).toBe(200);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+
+		n8n.setParameters(automatic(['*'], { includePings: true }));
+		await api('POST', `/webhooks/${endpoint.id}/test`);
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json.type).toBe('webhook.test');
+	});
+
+	test('"Only Event Types" keeps the chosen types; others are acknowledged', async () => {
+		const n8n = await fakeN8n(automatic(['*'], { onlyEventTypes: ['generation.failed'] }));
+		await n8n.activate();
+		await generate();
+		await until(() => sb.control.deliveries().length === 1);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+		expect(sb.control.deliveries()[0].responseStatus).toBe(200);
+		await generate({ sandbox: { durationMs: 20, fail: 'model overloaded' } });
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json).toMatchObject({
+			type: 'generation.failed',
+			data: { status: 'failed', error: expect.objectContaining({ message: 'model overloaded' }) },
+		});
+	});
+
+	test('manual mode: an endpoint made by hand and a pasted secret', async () => {
+		const n8n = await fakeN8n({ registration: 'manual', signingSecret: 'whsec_placeholder' });
+		const made = await api('POST', '/webhooks', {
+			url: n8n.productionUrl,
+			events: ['generation.completed'],
+		});
+		n8n.setParameters({ registration: 'manual', signingSecret: made.secret });
+		await n8n.activate();
+		await generate();
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json.type).toBe('generation.completed');
+
+		// a wrong pasted secret: refused with 401 (the service retries, nothing runs)
+		n8n.setParameters({
+			registration: 'manual',
+			signingSecret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+		});
+		await generate();
+		await until(() => sb.control.deliveries().some((d) => d.responseStatus === 401));
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(1);
+		expect((await endpoints()).map((e) => e.id)).toEqual([made.id]);
+	});
+
+	test('the secret never appears in outputs, answers or logs', async () => {
+		const n8n = await fakeN8n(automatic(['*']));
+		await n8n.activate();
+		const secret = String(stored(n8n)?.secret);
+		const key = secret.slice('whsec_'.length);
+		await generate();
+		await generate({ sandbox: { durationMs: 20, fail: true } });
+		const bad = signed(`whsec_${Buffer.alloc(24, 9).toString('base64')}`, eventBody('evt_b'));
+		await post(n8n.productionUrl, bad.headers, bad.body);
+		await until(() => n8n.runs.length === 2);
+		await n8n.settle();
+		const everything = JSON.stringify({
+			runs: n8n.runs,
+			answers: n8n.requests.map((r: ReceivedRequest) => r.response),
+			logs,
+		});
+		expect(everything).not.toContain(key);
+		expect(logs.some((line) => line.includes('refused a request (401)'))).toBe(true);
+	});
+
+	test('answer time of a verified event: median of 200 over loopback', async () => {
+		const n8n = await fakeN8n(automatic(['*']));
+		await n8n.activate();
+		const secret = String(stored(n8n)?.secret);
+		const client: number[] = [];
+		for (let i = 0; i < 200; i++) {
+			const d = signed(secret, eventBody(`evt_perf_${i}`), { id: `evt_perf_${i}` });
+			const started = performance.now();
+			const res = await fetch(n8n.productionUrl, {
+				method: 'POST',
+				headers: d.headers,
+				body: d.body,
+			});
+			await res.text();
+			client.push(performance.now() - started);
+			expect(res.status).toBe(200);
+		}
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(200);
+		const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+		const p95 = (values: number[]) =>
+			[...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)];
+		const server = n8n.requests.map((r) => r.answerMs);
+		process.stdout.write(
+			`MediaGen Trigger answer time over loopback (200 verified events): client median ${median(client).toFixed(2)} ms, p95 ${p95(client).toFixed(2)} ms; inside the server median ${median(server).toFixed(2)} ms, p95 ${p95(server).toFixed(2)} ms\n`,
+		);
+		expect(median(client)).toBeLessThan(250);
+	});
+});
+
+describe('binary outputs', () => {
+	test('generation outputs arrive as binary; the answer does not wait for the download', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed'], { downloadFiles: true }));
+		await n8n.activate();
+		// slow file server: the download takes 1.5 s, the answer must not
+		sb.control.addFault({
+			kind: 'delay',
+			method: 'GET',
+			path: '^/files/',
+			delayMs: 1500,
+			count: 10,
+		});
+		const generation = await generate({ count: 2 });
+		await until(() => n8n.runs.length === 1);
+		const [item] = n8n.outputs()[0];
+		expect(item.json.downloadErrors).toBeUndefined();
+		expect(Object.keys(item.binary ?? {}).sort()).toEqual(['data', 'data_1']);
+		expect(item.binary?.data).toMatchObject({ mimeType: 'image/png' });
+		const outputs = (item.json.data as IDataObject).outputs as IDataObject[];
+		expect(outputs).toHaveLength(2);
+		expect((item.json.data as IDataObject).id).toBe(generation.id);
+		const request = n8n.requests[0];
+		expect(request.status).toBe(200);
+		expect(request.answerMs).toBeLessThan(1000);
+		// the bytes are the asset's bytes
+		sb.control.clearFaults();
+		for (const [index, output] of outputs.entries()) {
+			const link = await api('GET', `/assets/${String(output.asset_id)}/download`);
+			const bytes = Buffer.from(await (await fetch(link.url)).arrayBuffer());
+			const property = index === 0 ? 'data' : `data_${index}`;
+			const binary = item.binary![property];
+			const stored = binary.id
+				? bytes // filesystem mode would keep an id; the harness runs n8n's in-memory mode
+				: Buffer.from(binary.data, 'base64');
+			expect(stored.equals(bytes)).toBe(true);
+			expect(binary.fileName).toBe(link.filename);
+		}
+	});
+
+	test('export.completed: the new asset is downloaded too', async () => {
+		const n8n = await fakeN8n(
+			automatic(['export.completed'], { downloadFiles: true, binaryPropertyName: 'video' }),
+		);
+		await n8n.activate();
+		const asset = sb.control.createLargeAsset({
+			size: 4096,
+			filename: 'export.mp4',
+			mimeType: 'video/mp4',
+			workspace: 'main',
+		});
+		// the sandbox does not run editor exports: the event is signed here, as the service would
+		const d = signed(
+			String(stored(n8n)?.secret),
+			JSON.stringify({
+				id: 'evt_export',
+				type: 'export.completed',
+				created_at: new Date().toISOString(),
+				workspace_id: 'ws',
+				data: { asset_id: asset.id },
+			}),
+			{ id: 'evt_export' },
+		);
+		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+		await until(() => n8n.runs.length === 1);
+		const [item] = n8n.outputs()[0];
+		expect(Object.keys(item.binary ?? {})).toEqual(['video']);
+		expect(item.binary?.video).toMatchObject({ fileName: 'export.mp4', mimeType: 'video/mp4' });
+	});
+
+	test('a failed download keeps the event and says what is missing', async () => {
+		const n8n = await fakeN8n(automatic(['*'], { downloadFiles: true }));
+		await n8n.activate();
+		const missing = '00000000-0000-4000-8000-000000000000';
+		const d = signed(
+			String(stored(n8n)?.secret),
+			eventBody('evt_missing', 'generation.completed', {
+				outputs: [{ asset_id: missing, kind: 'image' }],
+			}),
+			{ id: 'evt_missing' },
+		);
+		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+		await until(() => n8n.runs.length === 1);
+		const [item] = n8n.outputs()[0];
+		expect(item.binary).toBeUndefined();
+		expect(item.json.downloadErrors).toEqual([
+			{ asset_id: missing, message: expect.stringMatching(/not found/i) },
+		]);
+	});
+});

@@ -1,0 +1,472 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/**
+ * A stand-in for n8n's webhook side, driving the real MediaGen Trigger through n8n-core's own
+ * HookContext and WebhookContext, the way n8n's WebhookService / ActiveWorkflowManager /
+ * TestWebhooks / LiveWebhooks do:
+ * - activation: checkExists, then create when it answers false (mode "trigger", or "manual" with
+ *   isTest for the test URL); deactivation: delete (mode "internal", as n8n does for both);
+ * - workflow static data lives in a "database" copy: every operation builds a new Workflow from
+ *   it and saves it back when n8n would (it changed), exactly like n8n's saveStaticData;
+ * - a node:http server on 127.0.0.1 plays n8n's webhook endpoint: each request is handed to the
+ *   node's webhook() through WebhookContext (raw body kept, as n8n does), answered as n8n answers
+ *   (the node's own answer, its webhookResponse, or "Workflow was started"), and the workflow is
+ *   then run by n8n-core's WorkflowExecute from the trigger's output.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import type {
+	IConnections,
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IRun,
+	IWebhookData,
+	IWebhookDescription,
+	IWebhookResponseData,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { createRunExecutionData, Workflow } from 'n8n-workflow';
+
+import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { createAdditionalData, NODE_TYPES, NodeTypes, type RunOptions } from './harness';
+
+export const TRIGGER_TYPE = 'n8n-nodes-mediagen.mediaGenTrigger';
+
+/** Test-only node after the trigger: passes its items on (json and binary) unchanged. */
+class PassThrough implements INodeType {
+	description = {
+		displayName: 'Pass Through',
+		name: 'passThrough',
+		group: ['transform'],
+		version: 1,
+		description: 'Passes items on',
+		defaults: { name: 'After' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+NODE_TYPES[TRIGGER_TYPE] = new MediaGenTrigger();
+NODE_TYPES['test.passThrough'] = new PassThrough();
+
+const triggerType = NODE_TYPES[TRIGGER_TYPE];
+
+/** One request the fake n8n received, and what it answered. */
+export interface ReceivedRequest {
+	path: string;
+	test: boolean;
+	headers: IncomingMessage['headers'];
+	body: string;
+	status: number;
+	response: string;
+	result?: IWebhookResponseData;
+	/** ms from the request's last byte to the answer's end, inside the server. */
+	answerMs: number;
+	/** Whether a workflow execution was started for it. */
+	started: boolean;
+}
+
+/** A minimal express-like Response over node's ServerResponse (what nodes call on it). */
+type ExpressLike = ServerResponse & {
+	status(code: number): ExpressLike;
+	json(body: unknown): ExpressLike;
+	send(body?: unknown): ExpressLike;
+	set(name: string, value: string): ExpressLike;
+	header(name: string, value: string): ExpressLike;
+};
+
+function expressResponse(res: ServerResponse): ExpressLike {
+	const r = res as ExpressLike;
+	r.status = (code) => {
+		res.statusCode = code;
+		return r;
+	};
+	r.set = (name, value) => {
+		res.setHeader(name, value);
+		return r;
+	};
+	r.header = r.set;
+	r.json = (body) => {
+		if (!res.headersSent) res.setHeader('content-type', 'application/json; charset=utf-8');
+		res.end(JSON.stringify(body));
+		return r;
+	};
+	r.send = (body) => {
+		if (body === undefined) res.end();
+		else if (Buffer.isBuffer(body) || typeof body === 'string') res.end(body);
+		else return r.json(body);
+		return r;
+	};
+	return r;
+}
+
+const clone = <T>(value: T | undefined): T => JSON.parse(JSON.stringify(value ?? {})) as T;
+
+export interface FakeN8nOptions {
+	credentials: RunOptions['credentials'];
+	parameters: INodeParameters;
+	workflowId?: string;
+	/**
+	 * Queue mode: the webhook process only enqueues the execution and a worker runs it with its own
+	 * copy of the workflow. Regular mode (default): the execution starts in the same process, on
+	 * the same static data object, which resets n8n's "static data changed" flag before the webhook
+	 * handler saves (as n8n's WorkflowRunner.runMainProcess does).
+	 */
+	queueMode?: boolean;
+}
+
+export class FakeN8n {
+	readonly workflowId: string;
+
+	readonly node: INode;
+
+	/** The "database" copy of the workflow's static data. */
+	staticData: IDataObject = {};
+
+	/** Test webhook registration (n8n keeps it in its registration cache, not in the database). */
+	testStaticData?: IDataObject;
+
+	active = false;
+
+	listening = false;
+
+	readonly requests: ReceivedRequest[] = [];
+
+	readonly runs: IRun[] = [];
+
+	/** The node type answering requests (swap it to play another webhook process). */
+	webhookProcess: INodeType = triggerType;
+
+	private readonly pending = new Set<Promise<void>>();
+
+	private server!: Server;
+
+	private origin = '';
+
+	private constructor(private readonly options: FakeN8nOptions) {
+		this.workflowId = options.workflowId ?? `wf-${randomUUID().slice(0, 8)}`;
+		this.node = {
+			id: randomUUID(),
+			name: 'MediaGen Trigger',
+			type: TRIGGER_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: options.parameters,
+			credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' } },
+		};
+	}
+
+	static async start(options: FakeN8nOptions): Promise<FakeN8n> {
+		const n8n = new FakeN8n(options);
+		n8n.server = createServer((req, res) => {
+			const work = n8n.handle(req, res).catch((error: Error) => {
+				if (!res.headersSent) res.statusCode = 500;
+				res.end(JSON.stringify({ message: error.message }));
+			});
+			n8n.track(work);
+		});
+		n8n.server.keepAliveTimeout = 5000;
+		await new Promise<void>((resolve) => n8n.server.listen(0, '127.0.0.1', () => resolve()));
+		n8n.origin = `http://127.0.0.1:${(n8n.server.address() as AddressInfo).port}`;
+		return n8n;
+	}
+
+	get productionUrl(): string {
+		return `${this.origin}/webhook/${this.node.webhookId}/webhook`;
+	}
+
+	get testUrl(): string {
+		return `${this.origin}/webhook-test/${this.node.webhookId}/webhook`;
+	}
+
+	setParameters(parameters: INodeParameters): void {
+		this.node.parameters = parameters;
+	}
+
+	workflowData(): IWorkflowBase {
+		const after: INode = {
+			id: randomUUID(),
+			name: 'After',
+			type: 'test.passThrough',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: {},
+		};
+		const connections: IConnections = {
+			[this.node.name]: { main: [[{ node: after.name, type: 'main', index: 0 }]] },
+		};
+		return {
+			id: this.workflowId,
+			name: 'trigger test',
+			active: this.active,
+			isArchived: false,
+			createdAt: new Date(),
+			updatedAt: new Date(),
+			activeVersionId: null,
+			nodes: [clone(this.node), after],
+			connections,
+		} as IWorkflowBase;
+	}
+
+	private workflow(staticData: IDataObject): Workflow {
+		const data = this.workflowData();
+		return new Workflow({
+			id: data.id,
+			name: data.name,
+			nodes: data.nodes,
+			connections: data.connections,
+			nodeTypes: new NodeTypes(),
+			active: this.active,
+			staticData,
+		});
+	}
+
+	additionalData(executionId: string = randomUUID()): IWorkflowExecuteAdditionalData {
+		return {
+			...createAdditionalData(this.options.credentials, executionId),
+			webhookBaseUrl: `${this.origin}/webhook`,
+			webhookTestBaseUrl: `${this.origin}/webhook-test`,
+			webhookWaitingBaseUrl: `${this.origin}/webhook-waiting`,
+		} as IWorkflowExecuteAdditionalData;
+	}
+
+	private webhookData(
+		workflow: Workflow,
+		additionalData: IWorkflowExecuteAdditionalData,
+		isTest: boolean,
+	): IWebhookData {
+		const description = triggerType.description.webhooks?.[0] as IWebhookDescription;
+		return {
+			httpMethod: 'POST',
+			node: this.node.name,
+			path: `${this.node.webhookId}/webhook`,
+			webhookDescription: description,
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: additionalData,
+			isTest: isTest || undefined,
+		};
+	}
+
+	/** n8n's WebhookService.runWebhookMethod. */
+	private async hook(
+		method: 'checkExists' | 'create' | 'delete',
+		workflow: Workflow,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+		isTest: boolean,
+	): Promise<boolean> {
+		const additionalData = this.additionalData();
+		const webhookData = this.webhookData(workflow, additionalData, isTest);
+		const node = workflow.getNode(this.node.name)!;
+		const context = new HookContext(workflow, node, additionalData, mode, activation, webhookData);
+		const fn = triggerType.webhookMethods!.default![method];
+		return (await fn.call(context)) as boolean;
+	}
+
+	private save(workflow: Workflow): void {
+		if ((workflow.staticData as IDataObject).__dataChanged === true)
+			this.staticData = clone(workflow.staticData);
+	}
+
+	/** ActiveWorkflowManager: activation (checkExists, create) and saving static data. */
+	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
+		this.active = true;
+		const workflow = this.workflow(clone(this.staticData));
+		try {
+			if (!(await this.hook('checkExists', workflow, 'trigger', activation, false)))
+				await this.hook('create', workflow, 'trigger', activation, false);
+		} catch (error) {
+			this.active = false;
+			this.save(workflow);
+			throw error;
+		}
+		this.save(workflow);
+	}
+
+	/** ActiveWorkflowManager.clearWebhooks: delete in mode internal. */
+	async deactivate(): Promise<boolean> {
+		this.active = false;
+		const workflow = this.workflow(clone(this.staticData));
+		const result = await this.hook('delete', workflow, 'internal', 'update', false);
+		this.save(workflow);
+		return result;
+	}
+
+	/** TestWebhooks.needsWebhook: register at the test URL (mode manual). */
+	async listen(): Promise<void> {
+		const workflow = this.workflow(clone(this.staticData));
+		this.listening = true;
+		try {
+			if (!(await this.hook('checkExists', workflow, 'manual', 'manual', true)))
+				await this.hook('create', workflow, 'manual', 'manual', true);
+		} catch (error) {
+			// n8n removes the test webhooks again when registration fails
+			await this.hook('delete', workflow, 'internal', 'update', true);
+			this.listening = false;
+			throw error;
+		}
+		this.testStaticData = clone(workflow.staticData);
+	}
+
+	/** TestWebhooks.deactivateWebhooks (after the test event, or on timeout). */
+	async stopListening(): Promise<void> {
+		const workflow = this.workflow(clone(this.testStaticData ?? this.staticData));
+		await this.hook('delete', workflow, 'internal', 'update', true);
+		this.listening = false;
+		this.testStaticData = undefined;
+	}
+
+	/** Waits for requests and executions under way. */
+	async settle(): Promise<void> {
+		while (this.pending.size) await Promise.all([...this.pending]);
+	}
+
+	private track(work: Promise<void>): void {
+		this.pending.add(work);
+		void work.finally(() => this.pending.delete(work));
+	}
+
+	/** LiveWebhooks / TestWebhooks.executeWebhook + webhook-helpers.executeWebhook, condensed. */
+	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(chunk as Buffer);
+		const rawBody = Buffer.concat(chunks);
+		const received = performance.now();
+		const path = new URL(req.url ?? '/', this.origin).pathname;
+		const test = path.startsWith('/webhook-test/');
+		const expected = new URL(test ? this.testUrl : this.productionUrl).pathname;
+		const record: ReceivedRequest = {
+			path,
+			test,
+			headers: req.headers,
+			body: rawBody.toString('utf8'),
+			status: 0,
+			response: '',
+			answerMs: 0,
+			started: false,
+		};
+		this.requests.push(record);
+		const response = expressResponse(res);
+		const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+		let body = '';
+		(res as unknown as { end: (...args: unknown[]) => ServerResponse }).end = (...args) => {
+			if (typeof args[0] === 'string' || Buffer.isBuffer(args[0])) body = String(args[0]);
+			record.status = res.statusCode;
+			record.response = body;
+			record.answerMs = performance.now() - received;
+			return end(...args);
+		};
+		const registered = test ? this.listening : this.active;
+		if (path !== expected || req.method !== 'POST' || !registered) {
+			response.status(404).json({ message: 'The requested webhook is not registered' });
+			return;
+		}
+
+		// as n8n's body parser: rawBody kept, body parsed
+		let parsed: unknown = {};
+		try {
+			parsed = JSON.parse(rawBody.toString('utf8'));
+		} catch {
+			parsed = {}; // not JSON: n8n would keep an empty body too
+		}
+		Object.assign(req, { rawBody, body: parsed, query: {}, params: {} });
+
+		const staticData: IDataObject = clone(test ? this.testStaticData : this.staticData);
+		const workflow = this.workflow(staticData);
+		const mode: WorkflowExecuteMode = test ? 'manual' : 'webhook';
+		const executionId = randomUUID();
+		const additionalData = {
+			...this.additionalData(executionId),
+			httpRequest: req,
+			httpResponse: response,
+		} as unknown as IWorkflowExecuteAdditionalData;
+		const webhookData = this.webhookData(workflow, additionalData, test);
+		const node = workflow.getNode(this.node.name)!;
+		const context = new WebhookContext(workflow, node, additionalData, mode, webhookData, [], null);
+		const result = (await this.webhookProcess.webhook!.call(context)) as IWebhookResponseData;
+		record.result = result;
+		if (test) this.testStaticData = clone(workflow.staticData);
+
+		if (result.workflowData) {
+			record.started = true;
+			const executionStaticData = this.options.queueMode ? clone(staticData) : staticData;
+			this.track(this.execute(result.workflowData, mode, executionStaticData, executionId));
+		}
+		if (!result.noWebhookResponse) {
+			// n8n's onReceived answer: the description's responseData ("noData": empty body)
+			if (result.workflowData)
+				response
+					.status(200)
+					.send(
+						triggerType.description.webhooks?.[0]?.responseData === 'noData'
+							? undefined
+							: { message: 'Workflow was started' },
+					);
+			else
+				response.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
+		}
+		// LiveWebhooks saves static data after the answer
+		if (!test) this.save(workflow);
+		if (test && result.workflowData) await this.stopListening();
+	}
+
+	/** WorkflowRunner: runs the workflow from the trigger's output with n8n-core's engine. */
+	private async execute(
+		data: INodeExecutionData[][],
+		mode: WorkflowExecuteMode,
+		staticData: IDataObject,
+		executionId: string,
+	): Promise<void> {
+		const workflowData = this.workflowData();
+		const workflow = this.workflow(staticData);
+		const hooks = new ExecutionLifecycleHooks(
+			mode,
+			executionId as `${string}-${string}-${string}-${string}-${string}`,
+			workflowData,
+		);
+		let finished: (run: IRun) => void = () => {};
+		const done = new Promise<IRun>((resolve) => (finished = resolve));
+		hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
+		const additionalData = {
+			...this.additionalData(executionId),
+			hooks,
+		} as IWorkflowExecuteAdditionalData;
+		const runExecutionData = createRunExecutionData({
+			executionData: {
+				nodeExecutionStack: [
+					{ node: workflow.getNode(this.node.name)!, data: { main: data }, source: null },
+				],
+			},
+		});
+		await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(
+			workflow,
+		);
+		this.runs.push(await done);
+	}
+
+	/** Items the node after the trigger received, per run. */
+	outputs(): INodeExecutionData[][] {
+		return this.runs.map((run) => run.data.resultData.runData.After?.[0]?.data?.main?.[0] ?? []);
+	}
+
+	async close(): Promise<void> {
+		await this.settle();
+		this.server.closeAllConnections();
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+	}
+}
