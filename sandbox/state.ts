@@ -88,7 +88,7 @@ export interface AssetRec extends Rec {
 	favorite: boolean;
 	projectId: string | null;
 	visibility: 'private' | 'unlisted' | 'public';
-	source: 'upload' | 'generation' | 'duplicate' | 'sandbox';
+	source: 'upload' | 'generation' | 'duplicate' | 'sandbox' | 'export';
 	generationId: string | null;
 	characterId: string | null;
 	duplicatedFrom: string | null;

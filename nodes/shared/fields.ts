@@ -713,6 +713,13 @@ export function prepareRequest(
 		}
 		const qs = readFields(e.query, values, labelOf) as IDataObject;
 		const body = readFields(e.body, values, labelOf);
+		for (const [key, f] of Object.entries(e.body)) {
+			if (f.kind === 'json' && f.spread && body[key] !== undefined) {
+				const inner = body[key] as { [k: string]: JsonValue };
+				delete body[key];
+				Object.assign(body, inner);
+			}
+		}
 		const hasBody = e.method !== 'GET' && e.method !== 'DELETE';
 		return { method: e.method, path, qs, body: hasBody ? body : undefined, params };
 	} catch (error) {

@@ -38,18 +38,17 @@ export function nextPollDelay(elapsedMs: number): number {
 	return Math.min(POLLING.maxMs, Math.max(POLLING.minMs, Math.round(elapsedMs * POLLING.fraction)));
 }
 
-/** Refuses, before anything is created, a job whose estimate is above Max Credits. */
-export async function guardCredits(
+/** POSTs an estimate and returns its credit cost. */
+export async function estimateCredits(
 	ctx: IExecuteFunctions,
 	estimatePath: string,
 	body: unknown,
-	maxCredits: number,
 	itemIndex: number,
 ): Promise<number> {
 	const estimate = await mediaGenRequest<IDataObject>(ctx, {
 		method: 'POST',
 		path: estimatePath,
-		body,
+		body: body ?? {},
 		itemIndex,
 	});
 	const credits = Number(estimate?.credits);
@@ -59,6 +58,16 @@ export async function guardCredits(
 			description: 'Nothing was started or charged.',
 		});
 	}
+	return credits;
+}
+
+/** Refuses, before anything is created, a job whose estimate is above Max Credits. */
+export function checkMaxCredits(
+	ctx: IExecuteFunctions,
+	credits: number,
+	maxCredits: number,
+	itemIndex: number,
+): void {
 	if (credits > maxCredits) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -66,7 +75,6 @@ export async function guardCredits(
 			{ itemIndex, description: 'Nothing was started or charged. Raise Max Credits to allow it.' },
 		);
 	}
-	return credits;
 }
 
 export interface PendingJob {

@@ -11,7 +11,15 @@ import type { Endpoint, Group } from './catalog/dsl';
 import type { PreparedRequest } from './fields';
 import { PAGE_SIZE, prepareRequest } from './fields';
 import type { JobSettings, PendingJob, ReturnAs } from './jobs';
-import { guardCredits, jobOutput, jobPath, pendingJob, startedJobs, waitForJobs } from './jobs';
+import {
+	checkMaxCredits,
+	estimateCredits,
+	jobOutput,
+	jobPath,
+	pendingJob,
+	startedJobs,
+	waitForJobs,
+} from './jobs';
 import { pageOf } from './listSearch';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
 
@@ -185,12 +193,28 @@ async function runItem(ctx: IExecuteFunctions, e: Endpoint, i: number): Promise<
 			},
 		];
 	}
-	if (e.idempotent) req.idempotencyKey = idempotencyKeyFor(ctx, i);
+	if (e.idempotent) {
+		req.idempotencyKey = idempotencyKeyFor(ctx, i);
+		// Where the spec also (or only) names a body key, send the same key there.
+		for (const [key, f] of Object.entries(e.body)) {
+			if (f.derived === 'idempotencyKey' && req.body) req.body[key] = req.idempotencyKey;
+		}
+	}
+	let estimated: number | undefined;
+	if (e.estimateInto && req.body && req.body[e.estimateInto.field] === undefined) {
+		const path = jobPath(e.estimateInto.path, '', req.params);
+		estimated = await estimateCredits(ctx, path, {}, i);
+		req.body[e.estimateInto.field] = estimated;
+	}
 	if (e.job) {
 		const settings = jobSettings(ctx, i);
 		if (settings.maxCredits > 0 && e.job.estimate) {
-			const estimatePath = jobPath(e.job.estimate, '', req.params);
-			await guardCredits(ctx, estimatePath, req.body, settings.maxCredits, i);
+			const path = jobPath(e.job.estimate, '', req.params);
+			const credits =
+				estimated !== undefined && e.job.estimate === e.estimateInto?.path
+					? estimated
+					: await estimateCredits(ctx, path, req.body, i);
+			checkMaxCredits(ctx, credits, settings.maxCredits, i);
 		}
 		const started = startedJobs(await send(ctx, req, i));
 		if (!settings.waitForCompletion) return json(started, i);

@@ -174,7 +174,7 @@ export function errorMessage(status: number, body: ErrorBody, retries: number): 
 		case 409:
 			return body.error?.code === 'version_conflict'
 				? 'Conflict: the record was changed since this version; get it again and retry with its current version'
-				: 'Conflict: the request clashes with the current state of the record';
+				: `Conflict: ${body.error?.message ?? 'the request clashes with the current state of the record'}`;
 		case 422:
 			return 'MediaGen rejected the values sent';
 		case 429:

@@ -90,6 +90,8 @@ export interface ListField extends FieldCommon {
 }
 export interface JsonField extends FieldCommon {
 	kind: 'json';
+	/** The object's keys are the request body itself (a body the spec gives only as `obj`). */
+	spread?: boolean;
 }
 export interface ObjectField extends FieldCommon {
 	kind: 'object';
@@ -145,6 +147,11 @@ export interface EndpointBehaviour {
 	binary?: 'download' | 'upload' | 'text' | 'resultAsset';
 	/** A sentence added to the output as `notice` (e.g. a secret that is shown only once). */
 	notice?: string;
+	/**
+	 * When the body field `field` is left empty, POST the estimate at `path` first and send its
+	 * `credits` there (e.g. a canvas run's expectedCredits). Max Credits reuses that estimate.
+	 */
+	estimateInto?: { path: string; field: string };
 }
 
 export interface Endpoint extends EndpointBehaviour {
@@ -285,6 +292,7 @@ export function endpoint(
 		job: decl.job,
 		binary: decl.binary,
 		notice: decl.notice,
+		estimateInto: decl.estimateInto,
 	};
 }
 
