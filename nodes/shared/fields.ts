@@ -167,15 +167,25 @@ export function fieldProperty(
 					),
 				};
 			}
+			if (field.kind === 'object') {
+				// A collection: only the fields the user adds are sent (no defaults sent unasked).
+				return {
+					...base,
+					type: 'collection',
+					placeholder: 'Add Field',
+					default: {},
+					options: sortedProperties(field.fields, false),
+				};
+			}
 			return {
 				...base,
 				type: 'fixedCollection',
 				default: {},
-				typeOptions: { multipleValues: field.kind === 'objectList' },
+				typeOptions: { multipleValues: true },
 				options: [
 					{
 						name: 'values',
-						displayName: field.kind === 'objectList' ? 'Item' : displayName,
+						displayName: 'Item',
 						values: sortedProperties(field.fields, true),
 					},
 				],
@@ -508,6 +518,9 @@ function checkString(value: unknown, field: Field & { kind: 'string' }, label: s
 	if (field.max !== undefined && s.length > field.max) {
 		fail(`${label} must be at most ${field.max} characters, got ${s.length}`);
 	}
+	if (field.pattern && s !== '' && !new RegExp(field.pattern.regex).test(s)) {
+		fail(`${label} must look like ${field.pattern.example}, got ${show(s)}`);
+	}
 	if (field.format === 'uri' && s !== '') {
 		try {
 			new URL(s);
@@ -561,6 +574,10 @@ function checkJsonObject(value: unknown, label: string): { [key: string]: JsonVa
 	return parsed as { [key: string]: JsonValue };
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Values of a fixed collection (`{ values: {...} }` or `{ values: [...] }`), or a plain object. */
 function collectionValues(value: unknown): unknown {
 	if (value && typeof value === 'object' && !Array.isArray(value) && 'values' in value) {
@@ -593,6 +610,10 @@ export function coerce(
 	fill = false,
 ): JsonValue | undefined {
 	const value = field.kind === 'uuid' ? locatorValue(raw) : raw;
+	// A required list given but left empty on the form is an empty list.
+	if (value === '' && field.required && (field.kind === 'list' || field.kind === 'multiOptions')) {
+		return [];
+	}
 	if (isBlank(value) && field.kind !== 'string') {
 		if (field.required) fail(`${label} is required`);
 		return undefined;
@@ -616,8 +637,8 @@ export function coerce(
 			return checkEnum(value, field.values, label);
 		case 'multiOptions':
 		case 'list': {
+			// The spec's `*` on a list asks for the list, not for entries: [] is a valid value.
 			const list = toList(value, label);
-			if (field.required && list.length === 0) fail(`${label} needs at least one entry`);
 			if (field.max !== undefined && list.length > field.max) {
 				fail(`${label} can have at most ${field.max} entries, got ${list.length}`);
 			}
@@ -635,11 +656,16 @@ export function coerce(
 			return checkObject(collectionValues(value), field.fields, label, fill || !!field.asJson);
 		case 'objectList': {
 			const raw = collectionValues(value);
-			const list = typeof raw === 'string' ? toList(raw, label) : raw;
+			// An empty fixed collection on the form is `{}`: no items.
+			const empty = isPlainObject(raw) && Object.keys(raw).length === 0;
+			const list = empty ? [] : typeof raw === 'string' ? toList(raw, label) : raw;
 			if (!Array.isArray(list)) fail(`${label} must be a list of objects, got ${show(list)}`);
-			if (field.required && list.length === 0) fail(`${label} needs at least one entry`);
+			// Entries whose fields the spec does not list are passed on as JSON objects.
+			const open = Object.keys(field.fields).length === 0;
 			return list.map((entry, i) =>
-				checkObject(entry, field.fields, `${label}[${i}]`, fill || !!field.asJson),
+				open
+					? checkJsonObject(entry, `${label}[${i}]`)
+					: checkObject(entry, field.fields, `${label}[${i}]`, fill || !!field.asJson),
 			);
 		}
 	}

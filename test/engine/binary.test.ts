@@ -377,7 +377,7 @@ describe('round trip through a generation (filesystem mode)', () => {
 		expect(a.size).toBeGreaterThan(0);
 		expect(b).toEqual(a);
 		// a PNG, as the tool implies
-		let head = Buffer.alloc(0);
+		let head: Buffer = Buffer.alloc(0);
 		for await (const chunk of await openBinary(image!)) {
 			head = chunk as Buffer;
 			break;

@@ -136,7 +136,10 @@ describe('generation', () => {
 		Object.assign(POLLING, { minMs: 1000, maxMs: 30000 });
 		try {
 			const started = startWorkflow(
-				chain([{}], [mediaGen('MediaGen', generation({}, { sandbox: { durationMs: 60_000_000 } }))]),
+				chain(
+					[{}],
+					[mediaGen('MediaGen', generation({}, { sandbox: { durationMs: 60_000_000 } }))],
+				),
 				{ credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } } },
 			);
 			await sleep(1500);

@@ -102,8 +102,8 @@ describe('character', () => {
 				negativePrompt: 'blurry',
 				baseModelId: 'flux-pro',
 				seed: 42,
-				voice: { values: { modelId: 'voice-1', language: 'en', voice: 'warm' } },
-				personality: { values: { traits: 'witty, kind', niche: 'travel', bio: 'Explorer' } },
+				voice: { modelId: 'voice-1', language: 'en', voice: 'warm' },
+				personality: { traits: 'witty, kind', niche: 'travel', bio: 'Explorer' },
 				stylePublic: true,
 				description: 'A travel creator',
 				category: 'lifestyle',
@@ -140,7 +140,7 @@ describe('character', () => {
 				favorite: true,
 				save: true,
 				coverAssetId: rl(image()),
-				personality: { values: { niche: 'food' } },
+				personality: { niche: 'food' },
 			},
 		});
 		expect(updated.out[0]).toMatchObject({ name: 'Ava Stone', favorite: true, studioDraft: false });
@@ -189,7 +189,7 @@ describe('character', () => {
 			],
 			[{ name: 'Ava', additionalFields: { seed: 1.5 } }, /Seed must be a whole number, got 1.5/],
 			[
-				{ name: 'Ava', additionalFields: { voice: { values: { modelId: 'x'.repeat(81) } } } },
+				{ name: 'Ava', additionalFields: { voice: { modelId: 'x'.repeat(81) } } },
 				/Voice.modelId must be at most 80 characters, got 81/,
 			],
 			[
@@ -210,7 +210,10 @@ describe('character', () => {
 				{ operation: 'generate', modelId: 'm', prompt: 'x'.repeat(5001) },
 				/Prompt must be at most 5000 characters, got 5001/,
 			],
-			[{ operation: 'generateReferenceSet', kinds: '={{ [] }}' }, /Kinds needs at least one entry/],
+			[
+				{ operation: 'generateReferenceSet', kinds: '={{ ["face"] }}' },
+				/Kinds\[0\] must be one of portrait, .*got 'face'/,
+			],
 			[
 				{ operation: 'runFormat', formatId: 'dance', prompt: 'x'.repeat(3001) },
 				/Prompt must be at most 3000 characters, got 3001/,

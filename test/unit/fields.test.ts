@@ -54,10 +54,9 @@ describe('validation names the field and the limit', () => {
 	});
 	test('required', () => {
 		expect(bad(str({ required: true }), '', 'Name')).toBe('Name is required');
-		expect(bad(uuidList({ required: true }), '', 'Asset IDs')).toBe('Asset IDs is required');
-		expect(bad(uuidList({ required: true }), [], 'Asset IDs')).toBe(
-			'Asset IDs needs at least one entry',
-		);
+		expect(bad(uuidList({ required: true }), undefined, 'Asset IDs')).toBe('Asset IDs is required');
+		// `*` asks for the list, not for entries
+		expect(ok(uuidList({ required: true }), [])).toEqual([]);
 	});
 	test('integer range and wholeness', () => {
 		const count = int({ min: 2, max: 6 });
@@ -175,5 +174,33 @@ describe('node descriptions', () => {
 		const limit = props.filter((p) => p.name === 'limit');
 		expect(limit.length).toBeGreaterThan(0);
 		for (const p of limit) expect(p.displayOptions?.show?.returnAll).toEqual([false]);
+	});
+});
+
+describe('patterns and collections', () => {
+	test('a string pattern names the expected shape', () => {
+		const hex = str({
+			pattern: { regex: '^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', example: '#1A2B3C' },
+		});
+		expect(ok(hex, '#1a2b3c')).toBe('#1a2b3c');
+		expect(bad(hex, 'red', 'Colors[0].hex')).toBe(
+			"Colors[0].hex must look like #1A2B3C, got 'red'",
+		);
+	});
+	test('an object on the form is a collection: only the fields the user added are sent', () => {
+		const strategy = object({
+			objective: oneOf(['awareness', 'traffic']),
+			tone: str({ max: 120 }),
+		});
+		const prop = endpointProperties(
+			'x',
+			endpoint('update', 'PATCH /x', null, {
+				name: 'Update',
+				action: 'Update x',
+				body: { strategy },
+			}),
+		)[0].options?.[0] as INodeProperties;
+		expect(prop).toMatchObject({ type: 'collection', default: {} });
+		expect(ok(strategy, { tone: 'warm' })).toEqual({ tone: 'warm' });
 	});
 });

@@ -58,6 +58,8 @@ export interface StringField extends FieldCommon {
 	kind: 'string';
 	max?: number;
 	format?: 'uri';
+	/** A shape the value must have, checked before sending: a regular expression and an example. */
+	pattern?: { regex: string; example: string };
 	rows?: number;
 }
 export interface NumberField extends FieldCommon {
