@@ -7,59 +7,22 @@
 import type { IBinaryData, IDataObject, INodeParameters, IWorkflowBase } from 'n8n-workflow';
 
 import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
-import { POLLING } from '../../nodes/shared/jobs';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
 import { readZip } from '../../sandbox/ads/zip';
 import { openBinary } from './binaryData';
-import type { BinaryDataSetup } from './binaryData';
 import type { TestNode } from './harness';
-import { NODE_TYPES, chain, runWorkflow, setupBinaryData } from './harness';
+import { chain, runWorkflow } from './harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGenAds'] = new MediaGenAds();
-
-let sb: Sandbox;
-let binaryData: BinaryDataSetup;
-const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-	binaryData = await setupBinaryData('default');
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(POLLING, saved.polling);
-	Object.assign(RETRY, saved.retry);
-	binaryData.cleanup();
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
-
-const ads = (
-	name: string,
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-): TestNode => ({
-	name,
-	type: 'n8n-nodes-mediagen.mediaGenAds',
-	parameters,
-	...extra,
-});
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
-const creds = () => ({ mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } });
+const ads = nodeFactory(new MediaGenAds());
+const { sb, creds, runOne } = useSandbox({ binaryData: 'default' });
+fastJobs();
 const balance = () => sb.control.credits('main').balance;
 
-async function run(
+const run = (
 	parameters: INodeParameters,
 	items: IDataObject[] = [{}],
 	node: Partial<TestNode> = {},
-) {
-	const result = await runWorkflow(chain(items, [ads('Ads', parameters, node)]), {
-		credentials: creds(),
-	});
-	return { ...result, out: result.json('Ads') };
-}
+) => runOne(ads('Ads', parameters, node), items);
 
 /** Runs one operation that must succeed; returns its output items. */
 async function ok(parameters: INodeParameters): Promise<IDataObject[]> {

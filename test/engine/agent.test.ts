@@ -2,41 +2,13 @@
  * MediaGen Agent through n8n-core's engine against the sandbox: status, sessions (create, get
  * many, get, archive), send message (free tools run, a paid action proposed), reject action.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import type { TestNode } from './harness';
-import { chain, NODE_TYPES, runWorkflow } from './harness';
+import { nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGenAgent'] = new MediaGenAgent();
-
-let sb: Sandbox;
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-});
-afterAll(async () => await sb.close());
-beforeEach(() => sb.control.reset());
-
-const agent = (
-	name: string,
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-): TestNode => ({
-	name,
-	type: 'n8n-nodes-mediagen.mediaGenAgent',
-	parameters,
-	...extra,
-});
-
-async function flow(nodes: TestNode[], items: IDataObject[] = [{}]) {
-	return await runWorkflow(chain(items, nodes), {
-		credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } },
-	});
-}
-
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
+const agent = nodeFactory(new MediaGenAgent());
+const { sb, flow } = useSandbox();
 
 test('status lists the tools', async () => {
 	const r = await flow([agent('Status', { resource: 'agent', operation: 'getStatus' })]);

@@ -7,46 +7,32 @@
  */
 import { statSync } from 'node:fs';
 
-import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IBinaryData, INodeParameters } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { patternByte, startSandbox } from '../../sandbox';
+import { patternByte } from '../../sandbox';
 import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { TestBinarySource, digestBinary, openBinary, testBytesSha256 } from './binaryData';
-import { NODE_TYPES, chain, mediaGen, runWorkflow, setupBinaryData } from './harness';
+import { NODE_TYPES, mediaGen, setupBinaryData } from './harness';
 import type { TestNode } from './harness';
+import { fastJobs, rl, useSandbox } from './setup';
 
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
 const MiB = 1024 * 1024;
 
-let sb: Sandbox;
-let binaryData: BinaryDataSetup | undefined;
-const savedRetry = { ...RETRY };
+const { sb, flow: run } = useSandbox({ timeScale: 0.001 });
+// Short backoff so that retry tests stay quick; the policy itself is unchanged.
+fastJobs({ polling: false, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
 
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.001 });
-	// Short backoff so that retry tests stay quick; the policy itself is unchanged.
-	RETRY.baseDelayMs = 20;
-	RETRY.maxDelayMs = 200;
-});
-afterAll(async () => {
-	Object.assign(RETRY, savedRetry);
-	binaryData?.cleanup();
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
+let binaryData: BinaryDataSetup | undefined;
+afterAll(() => binaryData?.cleanup());
 
 async function useMode(mode: BinaryMode): Promise<BinaryDataSetup> {
 	binaryData?.cleanup();
 	binaryData = await setupBinaryData(mode);
 	return binaryData;
 }
-
-const creds = () => ({ mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } });
-const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
 function source(parameters: INodeParameters): TestNode {
 	return { name: 'Binary', type: 'test.binarySource', parameters };
@@ -67,10 +53,6 @@ const download = (parameters: INodeParameters = {}) =>
 		binaryPropertyName: 'file',
 		...parameters,
 	});
-
-async function run(nodes: TestNode[], items: IDataObject[] = [{}]) {
-	return await runWorkflow(chain(items, nodes), { credentials: creds() });
-}
 
 const partPuts = () => sb.control.requests({ method: 'PUT', path: '^/files/uploads/' });
 

@@ -6,55 +6,16 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
-import { POLLING } from '../../nodes/shared/jobs';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
 import type { TestNode } from './harness';
-import { chain, NODE_TYPES, runWorkflow } from './harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGenCanvas'] = new MediaGenCanvas();
+const canvas = nodeFactory(new MediaGenCanvas());
+const { sb, flow, runOne } = useSandbox();
+fastJobs();
 
-let sb: Sandbox;
-const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(POLLING, saved.polling);
-	Object.assign(RETRY, saved.retry);
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
+const run = (parameters: INodeParameters, node: Partial<TestNode> = {}, items?: IDataObject[]) =>
+	runOne(canvas('Canvas', parameters, node), items);
 
-const canvas = (
-	name: string,
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-): TestNode => ({
-	name,
-	type: 'n8n-nodes-mediagen.mediaGenCanvas',
-	parameters,
-	...extra,
-});
-
-async function flow(nodes: TestNode[], items: IDataObject[] = [{}]) {
-	return await runWorkflow(chain(items, nodes), {
-		credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } },
-	});
-}
-async function run(
-	parameters: INodeParameters,
-	node: Partial<TestNode> = {},
-	items?: IDataObject[],
-) {
-	const result = await flow([canvas('Canvas', parameters, node)], items);
-	return { ...result, out: result.json('Canvas') };
-}
-
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 const balance = () => sb.control.credits('main').balance;
 
 const node = (id: string, type: string, data: IDataObject = {}) => ({

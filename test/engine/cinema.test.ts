@@ -7,60 +7,17 @@
 import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
-import { POLLING } from '../../nodes/shared/jobs';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import { openBinary, setupBinaryData, type BinaryDataSetup } from './binaryData';
-import type { TestNode } from './harness';
-import { NODE_TYPES, chain, runWorkflow } from './harness';
+import { openBinary } from './binaryData';
+import { chain, runWorkflow } from './harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGenCinema'] = new MediaGenCinema();
-
-let sb: Sandbox;
-let binaryData: BinaryDataSetup;
-const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-	binaryData = await setupBinaryData('default');
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(POLLING, saved.polling);
-	Object.assign(RETRY, saved.retry);
-	binaryData.cleanup();
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
+const cinema = nodeFactory(new MediaGenCinema());
+const { sb, creds, runner } = useSandbox({ binaryData: 'default' });
+fastJobs();
 
 const NAME = 'Cinema';
-const cinema = (
-	name: string,
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-): TestNode => ({ name, type: 'n8n-nodes-mediagen.mediaGenCinema', parameters, ...extra });
-const creds = () => ({ mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } });
+const { run, ok } = runner(cinema, NAME);
 
-async function run(
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-	items: IDataObject[] = [{}],
-) {
-	const result = await runWorkflow(chain(items, [cinema(NAME, parameters, extra)]), {
-		credentials: creds(),
-	});
-	return { ...result, out: result.json(NAME) };
-}
-
-/** Runs and expects success; returns the output JSON items. */
-async function ok(parameters: INodeParameters, extra: Partial<TestNode> = {}) {
-	const r = await run(parameters, extra);
-	expect(r.error).toBeUndefined();
-	return r.out;
-}
-
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 const project = (operation: string, p: INodeParameters = {}) => ({
 	resource: 'cinemaProject',
 	operation,

@@ -7,46 +7,20 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
 import type { TestNode } from './harness';
-import { chain, mediaGen, runWorkflow, startWorkflow } from './harness';
+import { chain, mediaGen, startWorkflow } from './harness';
+import { fastJobs, rl, useSandbox } from './setup';
 
-let sb: Sandbox;
-const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({
-		port: 0,
-		quiet: true,
-		rateLimitPerMinute: 0,
-		timeScale: 0.01,
-		allowHttpWebhooks: true,
-	});
-	// Jobs here last tens of milliseconds: poll and back off on that scale.
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(POLLING, saved.polling);
-	Object.assign(RETRY, saved.retry);
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
+const { sb, creds, runOne } = useSandbox({ timeScale: 0.01, allowHttpWebhooks: true });
+fastJobs();
 
-async function run(
+const run = (
 	parameters: INodeParameters,
 	items: IDataObject[] = [{}],
 	node: Partial<TestNode> = {},
-	key = sb.keys.pro,
-) {
-	const result = await runWorkflow(chain(items, [mediaGen('MediaGen', parameters, node)]), {
-		credentials: { mediaGenApi: { apiKey: key, baseUrl: sb.baseUrl } },
-	});
-	return { ...result, out: result.json('MediaGen') };
-}
+	key?: string,
+) => runOne(mediaGen('MediaGen', parameters, node), items, key);
 
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 const balance = () => sb.control.credits('main').balance;
 const creates = () => sb.control.requests({ method: 'POST', path: '/generations$' });
 
@@ -140,7 +114,7 @@ describe('generation', () => {
 					[{}],
 					[mediaGen('MediaGen', generation({}, { sandbox: { durationMs: 60_000_000 } }))],
 				),
-				{ credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } } },
+				{ credentials: creds() },
 			);
 			await sleep(1500);
 			const at = Date.now();

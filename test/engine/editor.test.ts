@@ -10,61 +10,18 @@ import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { object } from '../../nodes/shared/catalog/dsl';
 import { timelineFields } from '../../nodes/shared/catalog/editor/timeline';
 import { coerce } from '../../nodes/shared/fields';
-import { POLLING } from '../../nodes/shared/jobs';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import { openBinary, setupBinaryData, type BinaryDataSetup } from './binaryData';
-import type { TestNode } from './harness';
-import { NODE_TYPES, chain, mediaGen, runWorkflow } from './harness';
+import { openBinary } from './binaryData';
+import { mediaGen } from './harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGenEditor'] = new MediaGenEditor();
-
-let sb: Sandbox;
-let binaryData: BinaryDataSetup;
-const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-	binaryData = await setupBinaryData('default');
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(POLLING, saved.polling);
-	Object.assign(RETRY, saved.retry);
-	binaryData.cleanup();
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
+const { sb, flow, runner } = useSandbox({ binaryData: 'default' });
+fastJobs();
 
 const NAME = 'Editor';
-const editorNode = (parameters: INodeParameters, extra: Partial<TestNode> = {}): TestNode => ({
-	name: NAME,
-	type: 'n8n-nodes-mediagen.mediaGenEditor',
-	parameters,
-	...extra,
-});
-const creds = () => ({ mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } });
+const editor = nodeFactory(new MediaGenEditor());
 
-async function run(
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-	items: IDataObject[] = [{}],
-) {
-	const result = await runWorkflow(chain(items, [editorNode(parameters, extra)]), {
-		credentials: creds(),
-	});
-	return { ...result, out: result.json(NAME) };
-}
+const { run, ok } = runner(editor, NAME);
 
-/** Runs and expects success; returns the output JSON items. */
-async function ok(parameters: INodeParameters, extra: Partial<TestNode> = {}) {
-	const r = await run(parameters, extra);
-	expect(r.error).toBeUndefined();
-	return r.out;
-}
-
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 const video = () =>
 	sb.control.createLargeAsset({
 		size: 4096,
@@ -160,20 +117,14 @@ describe('timeline round trip', () => {
 		expect(Buffer.concat(chunks).subarray(4, 8).toString()).toBe('ftyp');
 
 		// The exported asset is in the library and downloads with the MediaGen node.
-		const dl = await runWorkflow(
-			chain(
-				[{}],
-				[
-					mediaGen('Download', {
-						resource: 'asset',
-						operation: 'download',
-						assetId: rl(assetId),
-						binaryPropertyName: 'data',
-					}),
-				],
-			),
-			{ credentials: creds() },
-		);
+		const dl = await flow([
+			mediaGen('Download', {
+				resource: 'asset',
+				operation: 'download',
+				assetId: rl(assetId),
+				binaryPropertyName: 'data',
+			}),
+		]);
 		expect(dl.error).toBeUndefined();
 		expect(dl.items('Download')[0].binary?.data).toMatchObject({ mimeType: 'video/mp4' });
 		expect(requests('/edits/.*/render$')).toHaveLength(1);
@@ -346,21 +297,14 @@ describe('timeline round trip', () => {
 
 	it('continue on fail: a stale save becomes an error item, the other items go on', async () => {
 		const e = await newEdit();
-		const result = await runWorkflow(
-			chain(
-				[{ v: 1 }, { v: 1 }],
-				[
-					editorNode(
-						edit('saveTimeline', {
-							editId: rl(e.id),
-							timeline: JSON.stringify(e.timeline),
-							version: '={{ $json.v }}',
-						}),
-						{ continueOnFail: true },
-					),
-				],
-			),
-			{ credentials: creds() },
+		const result = await run(
+			edit('saveTimeline', {
+				editId: rl(e.id),
+				timeline: JSON.stringify(e.timeline),
+				version: '={{ $json.v }}',
+			}),
+			{ continueOnFail: true },
+			[{ v: 1 }, { v: 1 }],
 		);
 		expect(result.error).toBeUndefined();
 		const out = result.items(NAME);

@@ -4,33 +4,19 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import { chain, mediaGen, runWorkflow } from './harness';
 import type { TestNode } from './harness';
+import { mediaGen } from './harness';
+import { rl, useSandbox } from './setup';
 
-let sb: Sandbox;
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.001 });
-});
-afterAll(async () => await sb.close());
-beforeEach(() => sb.control.reset());
-
-const creds = (key = sb.keys.pro) => ({ mediaGenApi: { apiKey: key, baseUrl: sb.baseUrl } });
+const { sb, runOne } = useSandbox({ timeScale: 0.001 });
 
 /** Runs one MediaGen node over the given items and returns its result. */
-async function run(
+const run = (
 	parameters: INodeParameters,
 	items: IDataObject[] = [{}],
 	opts: { key?: string; node?: Partial<TestNode> } = {},
-) {
-	const result = await runWorkflow(chain(items, [mediaGen('MediaGen', parameters, opts.node)]), {
-		credentials: creds(opts.key),
-	});
-	return { ...result, out: result.json('MediaGen') };
-}
+) => runOne(mediaGen('MediaGen', parameters, opts.node), items, opts.key);
 
-const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 const posts = (path: string) => sb.control.requests({ method: 'POST', path });
 
 async function createProject(name: string, extra: IDataObject = {}) {

@@ -11,58 +11,21 @@ import type {
 } from 'n8n-workflow';
 
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
-import { POLLING } from '../../nodes/shared/jobs';
 import { listSearch } from '../../nodes/shared/listSearch';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
 import type { TestNode } from './harness';
-import { chain, NODE_TYPES, runWorkflow } from './harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGenInfluencer'] = new MediaGenInfluencer();
-
-let sb: Sandbox;
-const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(POLLING, saved.polling);
-	Object.assign(RETRY, saved.retry);
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
-
-const node = (
-	name: string,
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-): TestNode => ({
-	name,
-	type: 'n8n-nodes-mediagen.mediaGenInfluencer',
-	parameters,
-	...extra,
-});
-
-async function flow(nodes: TestNode[], items: IDataObject[] = [{}]) {
-	return await runWorkflow(chain(items, nodes), {
-		credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } },
-	});
-}
+const node = nodeFactory(new MediaGenInfluencer());
+const { sb, flow, runOne } = useSandbox();
+fastJobs();
 
 /** One influencer node; `out` is its output JSON. */
-async function run(
+const run = (
 	parameters: INodeParameters,
 	items: IDataObject[] = [{}],
 	extra: Partial<TestNode> = {},
-) {
-	const result = await flow([node('Influencer', parameters, extra)], items);
-	return { ...result, out: result.json('Influencer') };
-}
+) => runOne(node('Influencer', parameters, extra), items);
 
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 const balance = () => sb.control.credits('main').balance;
 const image = () =>
 	sb.control.createLargeAsset({ size: 64, filename: 'face.png', mimeType: 'image/png' }).id;

@@ -7,53 +7,15 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node';
-import { RETRY } from '../../nodes/shared/transport';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import type { TestNode } from './harness';
-import { NODE_TYPES, chain, runWorkflow } from './harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
-NODE_TYPES['n8n-nodes-mediagen.mediaGen3d'] = new MediaGen3d();
-
-let sb: Sandbox;
-const saved = { retry: { ...RETRY } };
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-});
-afterAll(async () => {
-	Object.assign(RETRY, saved.retry);
-	await sb.close();
-});
-beforeEach(() => sb.control.reset());
+const node = nodeFactory(new MediaGen3d());
+const { sb, flow, runner } = useSandbox();
+fastJobs({ polling: false });
 
 const NAME = '3D';
-const node = (name: string, parameters: INodeParameters, extra: Partial<TestNode> = {}) => ({
-	name,
-	type: 'n8n-nodes-mediagen.mediaGen3d',
-	parameters,
-	...extra,
-});
-const creds = () => ({ mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } });
+const { run, ok } = runner(node, NAME);
 
-async function run(
-	parameters: INodeParameters,
-	extra: Partial<TestNode> = {},
-	items: IDataObject[] = [{}],
-) {
-	const result = await runWorkflow(chain(items, [node(NAME, parameters, extra)]), {
-		credentials: creds(),
-	});
-	return { ...result, out: result.json(NAME) };
-}
-
-async function ok(parameters: INodeParameters, extra: Partial<TestNode> = {}) {
-	const r = await run(parameters, extra);
-	expect(r.error).toBeUndefined();
-	return r.out;
-}
-
-const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 const scene = (operation: string, p: INodeParameters = {}) => ({
 	resource: 'scene',
 	operation,
@@ -92,19 +54,13 @@ describe('3D scene', () => {
 		expect(got).toMatchObject({ id: room.id, files: [], renders: [] });
 
 		const [p] = (
-			await runWorkflow(
-				chain(
-					[{}],
-					[
-						{
-							name: 'Project',
-							type: 'n8n-nodes-mediagen.mediaGen',
-							parameters: { resource: 'project', operation: 'create', name: 'Sets' },
-						},
-					],
-				),
-				{ credentials: creds() },
-			)
+			await flow([
+				{
+					name: 'Project',
+					type: 'n8n-nodes-mediagen.mediaGen',
+					parameters: { resource: 'project', operation: 'create', name: 'Sets' },
+				},
+			])
 		).json('Project');
 		const [moved] = await ok(
 			scene('update', {

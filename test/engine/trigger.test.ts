@@ -8,9 +8,9 @@ import { dirname } from 'node:path';
 
 import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
 import { EVENT_TYPES, MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { useSandbox } from './setup';
 import { FakeN8n, type ReceivedRequest } from './triggerHarness';
 
 jest.setTimeout(60_000);
@@ -24,17 +24,10 @@ function fromCore<T>(name: string): T {
 const { Container } = fromCore<typeof import('@n8n/di')>('@n8n/di');
 const { Logger } = fromCore<typeof import('@n8n/backend-common')>('@n8n/backend-common');
 
-let sb: Sandbox;
+const { sb, creds } = useSandbox({ timeScale: 0.001, allowHttpWebhooks: true });
 const logs: string[] = [];
 
-beforeAll(async () => {
-	sb = await startSandbox({
-		port: 0,
-		quiet: true,
-		rateLimitPerMinute: 0,
-		timeScale: 0.001,
-		allowHttpWebhooks: true,
-	});
+beforeAll(() => {
 	// every log line n8n-core's contexts give the node goes here (to check for secrets)
 	const capture =
 		(level: string) =>
@@ -49,10 +42,6 @@ beforeAll(async () => {
 		scoped: () => logger,
 	};
 	Container.set(Logger, logger as unknown as InstanceType<typeof Logger>);
-});
-
-afterAll(async () => {
-	await sb.close();
 });
 
 const open: FakeN8n[] = [];
@@ -107,7 +96,7 @@ async function fakeN8n(
 	apiKey = sb.keys.pro,
 ): Promise<FakeN8n> {
 	const n8n = await FakeN8n.start({
-		credentials: { mediaGenApi: { apiKey, baseUrl: sb.baseUrl } },
+		credentials: creds(apiKey),
 		parameters,
 		queueMode,
 	});
@@ -132,10 +121,6 @@ async function generate(params: IDataObject = {}): Promise<Body> {
 		params: { sandbox: { durationMs: 20 }, ...params },
 	});
 }
-
-beforeEach(() => {
-	sb.control.reset();
-});
 
 describe('description', () => {
 	const { description } = new MediaGenTrigger();

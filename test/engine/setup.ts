@@ -1,0 +1,145 @@
+/**
+ * Shared set-up of the engine tests: the sandbox started in-process for a test file (reset before
+ * each test), short polling and retry delays, n8n binary data, node factories that register their
+ * node type with the harness, and helpers to run workflows with the sandbox's credentials.
+ */
+import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+
+import { POLLING } from '../../nodes/shared/jobs';
+import { RETRY } from '../../nodes/shared/transport';
+import type { Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
+import type { BinaryMode } from './binaryData';
+import { setupBinaryData } from './binaryData';
+import type { RunOptions, RunResult, TestNode } from './harness';
+import { NODE_TYPES, chain, runWorkflow } from './harness';
+
+export interface UseSandboxOptions {
+	/** Multiplies the sandbox's job durations; default 0.01. */
+	timeScale?: number;
+	/** Let the sandbox deliver webhooks to http://127.0.0.1 (default false). */
+	allowHttpWebhooks?: boolean;
+	/** Configure n8n binary data in this mode for the whole file (cleaned up after). */
+	binaryData?: BinaryMode;
+}
+
+/** A run of one node: the run's result plus `out`, that node's output JSON. */
+export type NodeRun = RunResult & { out: IDataObject[] };
+
+export interface SandboxEnv {
+	/**
+	 * The file's sandbox. Started in beforeAll, so this is a stand-in that forwards to it: usable
+	 * in tests and hooks, not at the top level of the file.
+	 */
+	sb: Sandbox;
+	/** MediaGen API credentials for the sandbox, with the Pro key unless another is given. */
+	creds(key?: string): RunOptions['credentials'];
+	/** Runs `nodes` after an Items node emitting `items`. */
+	flow(nodes: TestNode[], items?: IDataObject[], key?: string): Promise<RunResult>;
+	/** Runs one node; `out` is its output JSON. */
+	runOne(node: TestNode, items?: IDataObject[], key?: string): Promise<NodeRun>;
+	/**
+	 * For files that run one node named `name` most of the time: `run(parameters, extra?, items?)`
+	 * runs it; `ok` runs it too, expects no error and returns `out`.
+	 */
+	runner(node: NodeFactory, name: string): NodeRunner;
+}
+
+export interface NodeRunner {
+	run(
+		parameters: INodeParameters,
+		extra?: Partial<TestNode>,
+		items?: IDataObject[],
+	): Promise<NodeRun>;
+	ok(parameters: INodeParameters, extra?: Partial<TestNode>): Promise<IDataObject[]>;
+}
+
+/**
+ * Starts the sandbox for the current test file (beforeAll, without rate limit, quiet), resets it
+ * before each test and closes it after all of them.
+ */
+export function useSandbox(options: UseSandboxOptions = {}): SandboxEnv {
+	let started: Sandbox | undefined;
+	let cleanup: (() => void) | undefined;
+	beforeAll(async () => {
+		started = await startSandbox({
+			port: 0,
+			quiet: true,
+			rateLimitPerMinute: 0,
+			timeScale: options.timeScale ?? 0.01,
+			allowHttpWebhooks: options.allowHttpWebhooks,
+		});
+		if (options.binaryData) cleanup = (await setupBinaryData(options.binaryData)).cleanup;
+	});
+	afterAll(async () => {
+		cleanup?.();
+		await started?.close();
+	});
+	beforeEach(() => sb.control.reset());
+
+	const sb = new Proxy({} as Sandbox, {
+		get(_, property) {
+			if (!started) throw new Error('the sandbox starts in beforeAll: use it in tests and hooks');
+			return Reflect.get(started, property) as unknown;
+		},
+	});
+	const creds = (key = sb.keys.pro) => ({ mediaGenApi: { apiKey: key, baseUrl: sb.baseUrl } });
+	const flow = async (nodes: TestNode[], items: IDataObject[] = [{}], key?: string) =>
+		await runWorkflow(chain(items, nodes), { credentials: creds(key) });
+	const runOne = async (node: TestNode, items?: IDataObject[], key?: string) => {
+		const result = await flow([node], items, key);
+		return { ...result, out: result.json(node.name) };
+	};
+	const runner = (node: NodeFactory, name: string): NodeRunner => {
+		const run = async (parameters: INodeParameters, extra = {}, items: IDataObject[] = [{}]) =>
+			await runOne(node(name, parameters, extra), items);
+		const ok = async (parameters: INodeParameters, extra = {}) => {
+			const r = await run(parameters, extra);
+			expect(r.error).toBeUndefined();
+			return r.out;
+		};
+		return { run, ok };
+	};
+	return { sb, creds, flow, runOne, runner };
+}
+
+/**
+ * Jobs here last tens of milliseconds: poll and back off on that scale for the current test file
+ * (restored after it). `polling: false` leaves polling as it is.
+ */
+export function fastJobs(
+	options: { polling?: Partial<typeof POLLING> | false; retry?: Partial<typeof RETRY> } = {},
+): void {
+	const saved = { polling: { ...POLLING }, retry: { ...RETRY } };
+	beforeAll(() => {
+		if (options.polling !== false)
+			Object.assign(POLLING, options.polling ?? { minMs: 20, maxMs: 200 });
+		Object.assign(RETRY, options.retry ?? { baseDelayMs: 5, maxDelayMs: 20 });
+	});
+	afterAll(() => {
+		Object.assign(POLLING, saved.polling);
+		Object.assign(RETRY, saved.retry);
+	});
+}
+
+/** A resource locator by ID. */
+export const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
+
+/** Makes nodes of one type for chain(): name, parameters and node settings (continueOnFail, …). */
+export type NodeFactory = (
+	name: string,
+	parameters: INodeParameters,
+	extra?: Partial<TestNode>,
+) => TestNode;
+
+/** Registers a node type with the harness and returns a factory of its nodes for chain(). */
+export function nodeFactory(nodeType: INodeType): NodeFactory {
+	const type = `n8n-nodes-mediagen.${nodeType.description.name}`;
+	NODE_TYPES[type] = nodeType;
+	return (name: string, parameters: INodeParameters, extra: Partial<TestNode> = {}): TestNode => ({
+		name,
+		type,
+		parameters,
+		...extra,
+	});
+}
