@@ -98,10 +98,14 @@ export interface N8nHome {
 	runtime: N8nRuntime;
 	/** Extra environment given at creation, applied to every n8n call of this home */
 	extraEnv: Record<string, string>;
+	/** Working directory of every n8n process of this home (relative file paths resolve here) */
+	cwd: string;
 	/** Community package installed from the tarball, if any */
 	communityPackage?: { name: string; version: string; dir: string };
 	/** Node types n8n loaded, when the tarball was checked (`n8n export:nodes`) */
 	nodeTypes?: string[];
+	/** Descriptions of every loaded node type, when the tarball was checked (`n8n export:nodes`) */
+	nodeDescriptions?: N8nNodeTypeDescription[];
 	/** Highest version of each loaded node type, when the tarball was checked */
 	nodeTypeVersions?: Record<string, number>;
 	/** Removes the directory */
@@ -120,12 +124,26 @@ export interface CreateHomeOptions {
 	env?: Record<string, string>;
 	/** Parent directory (default: the OS temp dir) */
 	parentDir?: string;
+	/**
+	 * Use exactly this directory (emptied first) instead of a fresh temp one under parentDir,
+	 * e.g. `.n8n-home/demo` for `npm run demo`.
+	 */
+	dir?: string;
+	/** Working directory of the n8n processes (default: the home's directory) */
+	cwd?: string;
 }
 
 /** A fresh N8N_USER_FOLDER; with `tarball`, the package is installed the way users do it. */
 export async function createN8nHome(opts: CreateHomeOptions = {}): Promise<N8nHome> {
 	const runtime = await ensureRuntime();
-	const dir = await mkdtemp(path.join(opts.parentDir ?? tmpdir(), 'mediagen-n8n-home-'));
+	let dir: string;
+	if (opts.dir) {
+		dir = path.resolve(opts.dir);
+		await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+		await mkdir(dir, { recursive: true });
+	} else {
+		dir = await mkdtemp(path.join(opts.parentDir ?? tmpdir(), 'mediagen-n8n-home-'));
+	}
 	const userFolder = path.join(dir, 'user');
 	await mkdir(path.join(userFolder, '.n8n'), { recursive: true });
 	const home: N8nHome = {
@@ -133,6 +151,7 @@ export async function createN8nHome(opts: CreateHomeOptions = {}): Promise<N8nHo
 		userFolder,
 		runtime,
 		extraEnv: { ...(opts.env ?? {}) },
+		cwd: opts.cwd ? path.resolve(opts.cwd) : dir,
 		cleanup: () => rm(dir, { recursive: true, force: true, maxRetries: 3 }),
 	};
 	if (opts.tarball) {
@@ -142,6 +161,7 @@ export async function createN8nHome(opts: CreateHomeOptions = {}): Promise<N8nHo
 			(home.communityPackage.name === 'n8n-nodes-mediagen' ? ['n8n-nodes-mediagen.mediaGen'] : []);
 		if (expected !== false) {
 			const described = await exportNodeTypes(home);
+			home.nodeDescriptions = described;
 			home.nodeTypes = [...new Set(described.map((d) => d.name))].sort();
 			home.nodeTypeVersions = latestVersions(described);
 			const prefix = `${home.communityPackage.name}.`;
@@ -193,7 +213,9 @@ export async function installCommunityPackage(
 		{ cwd: nodesDir, env: cleanEnv(process.env), timeoutMs: 5 * 60_000 },
 	);
 	if (res.exitCode !== 0) {
-		throw new Error(`npm install ${abs} failed (exit ${res.exitCode}):\n${res.stdout}\n${res.stderr}`);
+		throw new Error(
+			`npm install ${abs} failed (exit ${res.exitCode}):\n${res.stdout}\n${res.stderr}`,
+		);
 	}
 	const deps = JSON.parse(await readFile(ledger, 'utf8')).dependencies as Record<string, string>;
 	const entry = Object.entries(deps).find(([, spec]) => spec.includes(path.basename(abs)));
@@ -212,7 +234,11 @@ function cleanEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 	const out: Record<string, string> = {};
 	for (const [k, v] of Object.entries(env)) {
 		if (v === undefined) continue;
-		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_ENV$|WEBHOOK_URL$)/.test(k)) {
+		if (
+			/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_ENV$|WEBHOOK_URL$)/.test(
+				k,
+			)
+		) {
 			continue;
 		}
 		if (/^npm_/i.test(k)) continue; // set by `npm test`; ignore-scripts etc. are for the repo
@@ -304,7 +330,7 @@ export async function runN8n(
 ): Promise<N8nCommandResult> {
 	const brokerPort = await freePort();
 	const res = await run(home.runtime.node, [home.runtime.bin, ...args], {
-		cwd: home.dir,
+		cwd: home.cwd,
 		env: n8nEnv(home, brokerPort, opts.env),
 		timeoutMs: opts.timeoutMs ?? 5 * 60_000,
 	});
@@ -427,6 +453,33 @@ export async function importWorkflow(home: N8nHome, wf: N8nWorkflow): Promise<st
 }
 
 /**
+ * Several workflows in one n8n call (`n8n import:workflow --separate --input=<dir>`, one boot of
+ * n8n instead of one per workflow); returns their ids in order.
+ */
+export async function importWorkflows(home: N8nHome, wfs: N8nWorkflow[]): Promise<string[]> {
+	if (wfs.length === 0) return [];
+	const dir = path.join(home.dir, `workflows-${randomId(6)}`);
+	await mkdir(dir, { recursive: true });
+	const ids: string[] = [];
+	try {
+		for (const wf of wfs) {
+			const id = wf.id ?? randomId(16);
+			ids.push(id);
+			const body = { name: `e2e ${id}`, active: false, settings: {}, ...wf, id };
+			await writeFile(path.join(dir, `${id}.json`), JSON.stringify(body, null, 2));
+		}
+		const res = await runN8n(home, ['import:workflow', '--separate', `--input=${dir}`]);
+		const ok = res.logs.some((l) =>
+			new RegExp(`^Successfully imported ${wfs.length} workflow`).test(l.message),
+		);
+		if (res.exitCode !== 0 || !ok) throw commandError('n8n import:workflow --separate', res);
+	} finally {
+		await rm(dir, { recursive: true, force: true });
+	}
+	return ids;
+}
+
+/**
  * `n8n publish:workflow --id=…` (2.x's activation): a published workflow with a trigger is
  * activated by the next `n8n start`.
  */
@@ -445,7 +498,11 @@ export interface N8nNodeRun {
 	executionIndex?: number;
 	executionTime: number;
 	executionStatus?: string;
-	source: Array<{ previousNode: string; previousNodeOutput?: number; previousNodeRun?: number } | null>;
+	source: Array<{
+		previousNode: string;
+		previousNodeOutput?: number;
+		previousNodeRun?: number;
+	} | null>;
 	hints?: unknown[];
 	/** outputs by connection type; main[outputIndex] = items */
 	data?: { main?: Array<Array<N8nItem> | null> } & Record<string, unknown>;
@@ -546,7 +603,10 @@ export async function executeWorkflow(
 		// execute.js logs: "Error executing workflow…", "\nExecution error:", <message>, <stack>
 		// an unknown id is only logged at info level: 'The workflow with the id "x" does not exist.'
 		const msg =
-			messages.find((m) => !/^(Error executing workflow|\s*Execution error:)/.test(m) && !m.includes('\n    at ')) ??
+			messages.find(
+				(m) =>
+					!/^(Error executing workflow|\s*Execution error:)/.test(m) && !m.includes('\n    at '),
+			) ??
 			res.logs.find((l) => /does not exist|has to be set/.test(l.message))?.message ??
 			(res.signal ? `n8n was killed by ${res.signal}` : `n8n exited with ${res.exitCode}`);
 		error = { message: msg };
@@ -592,7 +652,9 @@ export function nodeItems(
 ): N8nItem[] {
 	const runs = result.runData[nodeName];
 	if (!runs) {
-		throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(result.runData).join(', ')}`);
+		throw new Error(
+			`node "${nodeName}" did not run; ran: ${Object.keys(result.runData).join(', ')}`,
+		);
 	}
 	const r = runs[opts.run ?? 0];
 	if (!r) throw new Error(`node "${nodeName}" has no run ${opts.run ?? 0}`);
@@ -602,10 +664,15 @@ export function nodeItems(
 /** A short description of a result for assertion messages. */
 export function describeResult(r: ExecuteResult): string {
 	const nodes = Object.entries(r.runData)
-		.map(([n, runs]) => `${n}:${runs.map((x) => x.executionStatus ?? (x.error ? 'error' : 'ok')).join('/')}`)
+		.map(
+			([n, runs]) =>
+				`${n}:${runs.map((x) => x.executionStatus ?? (x.error ? 'error' : 'ok')).join('/')}`,
+		)
 		.join(' ');
-	return `status=${r.status} exit=${r.exitCode ?? r.signal}${r.crashedAtExit ? ' (crashed at exit)' : ''} ` +
-		`nodes=[${nodes}]${r.error ? ` error=${r.error.message}` : ''}`;
+	return (
+		`status=${r.status} exit=${r.exitCode ?? r.signal}${r.crashedAtExit ? ' (crashed at exit)' : ''} ` +
+		`nodes=[${nodes}]${r.error ? ` error=${r.error.message}` : ''}`
+	);
 }
 
 // ------------------------------------------------------------------------------------
@@ -635,12 +702,21 @@ export interface N8nInstance {
 	stop(): Promise<void>;
 }
 
-/** `n8n start` on 127.0.0.1:<port>; resolves once /healthz/readiness answers 200. */
+/**
+ * `n8n start` on 127.0.0.1:<port>; resolves once /healthz/readiness answers 200.
+ * `command: 'webhook'` starts a webhook process the same way (queue mode), and
+ * `command: 'worker'` a worker (no HTTP; resolved when it logs "n8n worker is now ready").
+ */
 export async function startN8n(
 	home: N8nHome,
 	port?: number,
-	opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+	opts: {
+		timeoutMs?: number;
+		env?: Record<string, string>;
+		command?: 'start' | 'webhook' | 'worker';
+	} = {},
 ): Promise<N8nInstance> {
+	const command = opts.command ?? 'start';
 	const p = port ?? (await freePort());
 	const url = `http://127.0.0.1:${p}`;
 	const env = n8nEnv(home, await freePort(), {
@@ -654,8 +730,8 @@ export async function startN8n(
 		N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '500',
 		...(opts.env ?? {}),
 	});
-	const child = spawn(home.runtime.node, [home.runtime.bin, 'start'], {
-		cwd: home.dir,
+	const child = spawn(home.runtime.node, [home.runtime.bin, command], {
+		cwd: home.cwd,
 		env,
 		stdio: ['ignore', 'pipe', 'pipe'],
 		detached: true, // own process group: stop() can take the task runner down with it
@@ -716,11 +792,20 @@ export async function startN8n(
 	const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
 	for (;;) {
 		if (exited) {
-			throw new Error(`n8n start exited (${exited.code ?? exited.signal}) before it was healthy:\n${tail(out)}`);
+			throw new Error(
+				`n8n ${command} exited (${exited.code ?? exited.signal}) before it was ready:\n${tail(out)}`,
+			);
 		}
 		if (Date.now() > deadline) {
 			await stop();
-			throw new Error(`n8n start: ${url}/healthz did not answer in time:\n${tail(out)}`);
+			throw new Error(
+				`n8n ${command}: not ready in time (${url}/healthz/readiness):\n${tail(out)}`,
+			);
+		}
+		if (command === 'worker') {
+			if (logs.some((l) => /n8n worker is now ready/.test(l.message))) break;
+			await sleep(250);
+			continue;
 		}
 		try {
 			// /healthz answers as soon as the HTTP server listens, while migrations may still run
@@ -756,7 +841,9 @@ export async function startN8n(
 				if (r && r.status >= 200 && r.status < 300) return;
 				await sleep(200);
 			}
-			throw new Error(`webhook ${method} ${webhookPath} not registered after ${timeoutMs} ms (last status ${last})`);
+			throw new Error(
+				`webhook ${method} ${webhookPath} not registered after ${timeoutMs} ms (last status ${last})`,
+			);
 		},
 		waitForLog: (re, timeoutMs = 30_000) => {
 			const seen = logs.find((l) => re.test(l.message));
@@ -833,11 +920,15 @@ export function hasBuiltPackage(repoDir = REPO_ROOT): boolean {
 /** `npm pack --pack-destination <destDir>`: the tarball never lands in the repository. */
 export async function packRepo(destDir: string, repoDir = REPO_ROOT): Promise<string> {
 	await mkdir(destDir, { recursive: true });
-	const res = await run('npm', ['pack', '--pack-destination', destDir, '--ignore-scripts', '--loglevel=error'], {
-		cwd: repoDir,
-		env: cleanEnv(process.env),
-		timeoutMs: 5 * 60_000,
-	});
+	const res = await run(
+		'npm',
+		['pack', '--pack-destination', destDir, '--ignore-scripts', '--loglevel=error'],
+		{
+			cwd: repoDir,
+			env: cleanEnv(process.env),
+			timeoutMs: 5 * 60_000,
+		},
+	);
 	if (res.exitCode !== 0) throw new Error(`npm pack failed: ${res.stderr}`);
 	const name = res.stdout.trim().split('\n').pop()!.trim();
 	const file = path.join(destDir, name);
@@ -846,6 +937,69 @@ export async function packRepo(destDir: string, repoDir = REPO_ROOT): Promise<st
 		throw new Error(`npm pack printed ${name} but ${destDir} holds [${tgz.join(', ')}]`);
 	}
 	return file;
+}
+
+// ------------------------------------------------------------------------------------
+// Redis (queue mode)
+// ------------------------------------------------------------------------------------
+
+export interface RedisServer {
+	port: number;
+	stop(): Promise<void>;
+}
+
+/** The `redis-server` binary (Debian package redis-server), or undefined when not installed. */
+export function redisServerBinary(): string | undefined {
+	for (const dir of (process.env.PATH ?? '')
+		.split(path.delimiter)
+		.concat(['/usr/bin', '/usr/sbin'])) {
+		const p = path.join(dir, 'redis-server');
+		if (dir && existsSync(p)) return p;
+	}
+	return undefined;
+}
+
+/** A throw-away redis-server on 127.0.0.1 (no persistence); resolves when it accepts connections. */
+export async function startRedis(port?: number): Promise<RedisServer> {
+	const bin = redisServerBinary();
+	if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server)');
+	const p = port ?? (await freePort());
+	const child = spawn(
+		bin,
+		['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+		{
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
+	let out = '';
+	await new Promise<void>((resolve, reject) => {
+		const timer = setTimeout(
+			() => reject(new Error(`redis-server did not start:\n${out}`)),
+			20_000,
+		);
+		const onData = (c: Buffer) => {
+			out += c.toString('utf8');
+			if (/Ready to accept connections/.test(out)) {
+				clearTimeout(timer);
+				resolve();
+			}
+		};
+		child.stdout!.on('data', onData);
+		child.stderr!.on('data', onData);
+		child.on('exit', (code) => {
+			clearTimeout(timer);
+			reject(new Error(`redis-server exited (${code}):\n${out}`));
+		});
+	});
+	return {
+		port: p,
+		stop: () =>
+			new Promise<void>((resolve) => {
+				if (child.exitCode !== null || child.signalCode !== null) return resolve();
+				child.once('exit', () => resolve());
+				child.kill('SIGTERM');
+			}),
+	};
 }
 
 // ------------------------------------------------------------------------------------

@@ -81,7 +81,8 @@ const builtInWorkflow: N8nWorkflow = {
 			typeVersion: 2,
 			position: [400, 0],
 			parameters: {
-				jsCode: 'return $input.all().map((i) => ({ json: { doubled: i.json.answer * 2, from: i.json.greeting } }));',
+				jsCode:
+					'return $input.all().map((i) => ({ json: { doubled: i.json.answer * 2, from: i.json.greeting } }));',
 			},
 		},
 	],
@@ -110,7 +111,11 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 			expect(nodeVersion).toMatch(/^v24\./);
 			const n8nVersion = execFileSync(rt.node, [rt.bin, '--version'], {
 				encoding: 'utf8',
-				env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), N8N_USER_FOLDER: mkTmp('mediagen-n8n-v-') },
+				env: {
+					PATH: process.env.PATH ?? '',
+					HOME: tmpdir(),
+					N8N_USER_FOLDER: mkTmp('mediagen-n8n-v-'),
+				},
 			}).trim();
 			expect(n8nVersion.split('\n').pop()).toBe('2.40.7');
 		},
@@ -130,8 +135,12 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 			expect({ ok: result.ok, summary: describeResult(result) }).toMatchObject({ ok: true });
 			expect(result.status).toBe('success');
 			expect(result.lastNodeExecuted).toBe('Double');
-			expect(nodeItems(result, 'Answer').map((i) => i.json)).toEqual([{ answer: 42, greeting: 'hello e2e' }]);
-			expect(nodeItems(result, 'Double').map((i) => i.json)).toEqual([{ doubled: 84, from: 'hello e2e' }]);
+			expect(nodeItems(result, 'Answer').map((i) => i.json)).toEqual([
+				{ answer: 42, greeting: 'hello e2e' },
+			]);
+			expect(nodeItems(result, 'Double').map((i) => i.json)).toEqual([
+				{ doubled: 84, from: 'hello e2e' },
+			]);
 			expect(result.run?.mode).toBe('cli');
 		},
 		10 * MIN,
@@ -169,7 +178,14 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 			const unknown = await importWorkflow(home, {
 				nodes: [
 					manualTrigger(),
-					{ id: 'x', name: 'Nope', type: 'n8n-nodes-nope.nope', typeVersion: 1, position: [200, 0], parameters: {} },
+					{
+						id: 'x',
+						name: 'Nope',
+						type: 'n8n-nodes-nope.nope',
+						typeVersion: 1,
+						position: [200, 0],
+						parameters: {},
+					},
 				],
 				connections: chain('Start', 'Nope'),
 			});
@@ -230,7 +246,9 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 				});
 				const result = await executeWorkflow(home, id);
 				expect({ ok: result.ok, summary: describeResult(result) }).toMatchObject({ ok: true });
-				expect(nodeItems(result, 'Call').map((i) => i.json)).toEqual([{ path: '/ping', auth: 'secret-123' }]);
+				expect(nodeItems(result, 'Call').map((i) => i.json)).toEqual([
+					{ path: '/ping', auth: 'secret-123' },
+				]);
 				expect(seen).toHaveLength(1);
 			} finally {
 				await new Promise((r) => server.close(r));
@@ -283,7 +301,12 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 						typeVersion: 2,
 						position: [0, 0],
 						webhookId: 'e2e-hook-0001',
-						parameters: { httpMethod: 'POST', path: 'e2e-hook', responseMode: 'lastNode', options: {} },
+						parameters: {
+							httpMethod: 'POST',
+							path: 'e2e-hook',
+							responseMode: 'lastNode',
+							options: {},
+						},
 					},
 					{
 						id: 'echo-id',
@@ -294,7 +317,9 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 						parameters: {
 							mode: 'manual',
 							assignments: {
-								assignments: [{ id: 'e1', name: 'got', value: '={{ $json.body.ping }}', type: 'string' }],
+								assignments: [
+									{ id: 'e1', name: 'got', value: '={{ $json.body.ping }}', type: 'string' },
+								],
 							},
 							options: {},
 						},

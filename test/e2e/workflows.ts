@@ -1,0 +1,178 @@
+/**
+ * Workflows of the e2e suites (nodes.e2e.test.ts headless, queue.e2e.test.ts in queue mode):
+ * the MediaGen node's create/get/list, 404 with and without continue-on-fail, binary in and out,
+ * generations waited for. Each starts with a Manual Trigger; `viaWebhook` swaps it for a Webhook.
+ */
+import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
+import type { N8nWorkflow } from './n8n';
+
+export const MIN = 60_000;
+export const MG = 'n8n-nodes-mediagen.mediaGen';
+export const MISSING = '00000000-0000-4000-8000-000000000000';
+
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+
+let seq = 0;
+function node(
+	name: string,
+	type: string,
+	parameters: Record<string, unknown>,
+	extra: Record<string, unknown> = {},
+) {
+	seq++;
+	return {
+		id: `e2e-node-${seq}`,
+		name,
+		type,
+		typeVersion: type === 'n8n-nodes-base.readWriteFile' ? 1.1 : 1,
+		position: [seq * 200, 0],
+		parameters,
+		...(type.startsWith('n8n-nodes-mediagen.')
+			? { credentials: { mediaGenApi: SANDBOX_CREDENTIAL } }
+			: {}),
+		...extra,
+	};
+}
+const mg = (
+	name: string,
+	parameters: Record<string, unknown>,
+	extra: Record<string, unknown> = {},
+) => node(name, MG, parameters, extra);
+
+/** Manual trigger, then the nodes in a chain. */
+export function workflow(
+	id: string,
+	name: string,
+	nodes: Array<Record<string, unknown>>,
+): N8nWorkflow & { id: string } {
+	const all = [node('Start', 'n8n-nodes-base.manualTrigger', {}), ...nodes];
+	const connections: Record<string, unknown> = {};
+	for (let i = 0; i + 1 < all.length; i++) {
+		connections[String(all[i].name)] = {
+			main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]],
+		};
+	}
+	return { id, name, nodes: all, connections, settings: { executionOrder: 'v1' } };
+}
+
+const generation = (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+	resource: 'generation',
+	operation: 'create',
+	modelId: 'flux-pro',
+	tool: 'image',
+	prompt: 'e2e: a teapot on a wooden table',
+	additionalFields: { params: JSON.stringify(params) },
+	...extra,
+});
+
+export const WF = {
+	crud: workflow('e2eCrudProject01', 'e2e project create/get/list', [
+		mg('Create project', {
+			resource: 'project',
+			operation: 'create',
+			name: 'e2e project',
+			additionalFields: { description: 'made by the e2e suite' },
+		}),
+		mg('Get project', { resource: 'project', operation: 'get', projectId: rl('={{ $json.id }}') }),
+		mg('List projects', { resource: 'project', operation: 'getAll', returnAll: true }),
+	]),
+	notFoundContinue: workflow('e2eNotFoundCont1', 'e2e 404 continue-on-fail', [
+		mg(
+			'Get missing',
+			{ resource: 'project', operation: 'get', projectId: rl(MISSING) },
+			{ onError: 'continueRegularOutput' },
+		),
+		node(
+			'After',
+			'n8n-nodes-base.set',
+			{
+				mode: 'manual',
+				assignments: { assignments: [{ id: 'a', name: 'went_on', value: true, type: 'boolean' }] },
+				includeOtherFields: true,
+				options: {},
+			},
+			{ typeVersion: 3.4 },
+		),
+	]),
+	notFoundFail: workflow('e2eNotFoundFail1', 'e2e 404 stops the workflow', [
+		mg('Get missing', { resource: 'project', operation: 'get', projectId: rl(MISSING) }),
+	]),
+	binary: workflow('e2eBinaryRound01', 'e2e binary in and out', [
+		node('Read file', 'n8n-nodes-base.readWriteFile', {
+			operation: 'read',
+			fileSelector: 'examples/files/product-photo.png',
+			options: {},
+		}),
+		mg('Upload', {
+			resource: 'asset',
+			operation: 'upload',
+			binaryPropertyName: 'data',
+			additionalFields: {},
+		}),
+		mg('Download', {
+			resource: 'asset',
+			operation: 'download',
+			assetId: rl('={{ $json.id }}'),
+			binaryPropertyName: 'file',
+		}),
+		node('Write file', 'n8n-nodes-base.readWriteFile', {
+			operation: 'write',
+			fileName: '=demo-output/roundtrip-{{ $binary.file.fileName }}',
+			dataPropertyName: 'file',
+			options: {},
+		}),
+	]),
+	generations: workflow(
+		'e2eGenerations01',
+		'e2e generations: wait, failure with continue-on-fail',
+		[
+			node(
+				'Two items',
+				'n8n-nodes-base.code',
+				{ jsCode: "return [{ json: { fail: false } }, { json: { fail: 'model overloaded' } }];" },
+				{ typeVersion: 2 },
+			),
+			mg(
+				'Generate',
+				{
+					...generation({}),
+					additionalFields: {
+						params: '={{ JSON.stringify({ sandbox: { durationMs: 3000, fail: $json.fail } }) }}',
+					},
+				},
+				{ onError: 'continueRegularOutput' },
+			),
+		],
+	),
+};
+
+/**
+ * The same workflow started by a Webhook (POST <path>, answering with every item of the last
+ * node) instead of the Manual Trigger: what runs through the queue in queue mode.
+ */
+export function viaWebhook(
+	wf: N8nWorkflow & { id: string },
+	webhookPath: string,
+): N8nWorkflow & { id: string } {
+	const nodes = wf.nodes.map((n) =>
+		n.type === 'n8n-nodes-base.manualTrigger'
+			? {
+					...n,
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					webhookId: `00000000-0000-4000-8000-${webhookPath
+						.replace(/[^0-9a-f]/gi, '')
+						.padEnd(12, '0')
+						.slice(0, 12)}`,
+					parameters: {
+						httpMethod: 'POST',
+						path: webhookPath,
+						responseMode: 'lastNode',
+						responseData: 'allEntries',
+						options: {},
+					},
+				}
+			: n,
+	);
+	return { ...wf, id: `${wf.id.slice(0, 12)}Queu`, name: `${wf.name} (webhook)`, nodes };
+}
