@@ -1,0 +1,63 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/**
+ * Shared helpers of the real-n8n benchmarks (bench/perItem.ts, bench/loadCost.ts,
+ * bench/trigger.ts): packing the package once, statistics, and a line describing the machine.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+import { hasBuiltPackage, packRepo } from '../test/e2e/n8n';
+
+export function median(values: number[]): number {
+	const s = [...values].sort((a, b) => a - b);
+	if (s.length === 0) return NaN;
+	const m = Math.floor(s.length / 2);
+	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export function fmt(n: number, digits = 2): string {
+	return Number.isFinite(n) ? n.toFixed(digits) : String(n);
+}
+
+/** Load average and CPUs, printed with every figure: the machine is shared. */
+export function machine(): string {
+	const [l1, l5] = loadavg();
+	return (
+		`${cpus().length} vCPU ${cpus()[0]?.model ?? ''}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
+		`load average ${l1.toFixed(2)} (1 min), ${l5.toFixed(2)} (5 min); Node ${process.version} (bench), ` +
+		`n8n 2.40.7 on Node 24`
+	);
+}
+
+export function log(line: string): void {
+	process.stderr.write(`[bench] ${new Date().toISOString().slice(11, 19)} ${line}\n`);
+}
+
+/**
+ * `npm pack` of the built package into a temp dir (never into the repository), or the tarball
+ * named by MEDIAGEN_BENCH_TARBALL.
+ */
+export async function packBuilt(): Promise<{ tarball: string; cleanup(): void }> {
+	// a tarball packed elsewhere (e.g. a prototype of a fix, built in a copy under /tmp)
+	const given = process.env.MEDIAGEN_BENCH_TARBALL;
+	if (given) return { tarball: given, cleanup: () => {} };
+	if (!hasBuiltPackage())
+		throw new Error('dist/ holds no built package: run `npm run build` first');
+	const dir = mkdtempSync(join(tmpdir(), 'mediagen-bench-pack-'));
+	const tarball = await packRepo(dir);
+	return { tarball, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Markdown table. */
+export function table(head: string[], rows: Array<Array<string | number>>): string {
+	return [
+		`| ${head.join(' | ')} |`,
+		`|${head.map(() => '---').join('|')}|`,
+		...rows.map((r) => `| ${r.join(' | ')} |`),
+	].join('\n');
+}
+
+export function sleep(ms: number): Promise<void> {
+	return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,268 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/**
+ * B1, per-item overhead: the MediaGen node against n8n's own HTTP Request node, in a real
+ * headless n8n 2.40.7, both doing the same GET per item against the sandbox on 127.0.0.1.
+ *
+ *     node_modules/.bin/tsx bench/perItem.ts            # 1,000 items, 5 rounds
+ *     node_modules/.bin/tsx bench/perItem.ts 500 3      # items, rounds
+ *
+ * One n8n home with the packed package (dist/ must be built). Workflows: Manual Trigger → Code
+ * (N items, each `{ id }`) → the measured node: MediaGen Project Get / Asset Get (id from
+ * `{{ $json.id }}`), or HTTP Request GET `{{ base + '/projects/' + $json.id }}` with the
+ * Authorization header set on the node. Each round runs every workflow once (`n8n execute`),
+ * in an order that alternates from round to round. Figures: the measured node's own
+ * `executionTime` from the run data (ms / item), and the whole `n8n execute` (boot included).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { startSandbox } from '../sandbox';
+import {
+	createN8nHome,
+	describeResult,
+	executeWorkflow,
+	importCredentials,
+	importWorkflows,
+	type N8nWorkflow,
+} from '../test/e2e/n8n';
+import { fmt, log, machine, median, packBuilt, table } from './lib';
+
+const N = Number(process.argv[2] ?? 1000);
+const ROUNDS = Number(process.argv[3] ?? 5);
+const TARGET = 1.05;
+const CRED = { id: 'benchMediaGen001', name: 'MediaGen bench' };
+const HEADER_CRED = { id: 'benchHeaderAuth1', name: 'Bearer header' };
+/**
+ * How the HTTP Request node authenticates: `header` (default: the Authorization header typed on
+ * the node) or `credential` (B1_HTTP_AUTH=credential: a Header Auth credential, which n8n
+ * decrypts and applies on every request, as it does for the MediaGen credential).
+ */
+const HTTP_AUTH = process.env.B1_HTTP_AUTH === 'credential' ? 'credential' : 'header';
+
+type Variant = 'mediagen' | 'http';
+type Op = 'project' | 'asset';
+
+function workflow(
+	id: string,
+	variant: Variant,
+	op: Op,
+	targetId: string,
+	base: string,
+	key: string,
+): N8nWorkflow {
+	const code = `return Array.from({ length: ${N} }, (_, i) => ({ json: { id: ${JSON.stringify(targetId)}, i } }));`;
+	const measured =
+		variant === 'mediagen'
+			? {
+					id: 'n3',
+					name: 'Measured',
+					type: 'n8n-nodes-mediagen.mediaGen',
+					typeVersion: 1,
+					position: [400, 0],
+					parameters: {
+						resource: op,
+						operation: 'get',
+						[op === 'project' ? 'projectId' : 'assetId']: {
+							__rl: true,
+							mode: 'id',
+							value: '={{ $json.id }}',
+						},
+					},
+					credentials: { mediaGenApi: CRED },
+				}
+			: {
+					id: 'n3',
+					name: 'Measured',
+					type: 'n8n-nodes-base.httpRequest',
+					typeVersion: 4.2,
+					position: [400, 0],
+					parameters: {
+						method: 'GET',
+						url: `={{ ${JSON.stringify(`${base}/${op}s/`)} + $json.id }}`,
+						...(HTTP_AUTH === 'credential'
+							? { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' }
+							: {
+									authentication: 'none',
+									sendHeaders: true,
+									specifyHeaders: 'keypair',
+									headerParameters: {
+										parameters: [{ name: 'Authorization', value: `Bearer ${key}` }],
+									},
+								}),
+						options: {},
+					},
+					...(HTTP_AUTH === 'credential' ? { credentials: { httpHeaderAuth: HEADER_CRED } } : {}),
+				};
+	return {
+		id,
+		name: `B1 ${variant} ${op} get`,
+		nodes: [
+			{
+				id: 'n1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'n2',
+				name: 'Items',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [200, 0],
+				parameters: { jsCode: code },
+			},
+			measured,
+		],
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Measured', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+interface Sample {
+	nodeMs: number;
+	wholeMs: number;
+}
+
+async function main() {
+	const sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0 });
+	const pack = await packBuilt();
+	const homeParent = mkdtempSync(join(tmpdir(), 'mediagen-bench-b1-'));
+	try {
+		const key = sb.keys.pro;
+		const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+		const project = (await (
+			await fetch(`${sb.baseUrl}/projects`, {
+				method: 'POST',
+				headers,
+				body: JSON.stringify({ name: 'B1 bench project', description: 'per-item overhead' }),
+			})
+		).json()) as { id: string };
+		const asset = sb.control.createLargeAsset({
+			size: 4096,
+			filename: 'b1.png',
+			mimeType: 'image/png',
+		}) as {
+			id: string;
+		};
+		log(`project ${project.id}, asset ${asset.id}`);
+
+		log('creating the n8n home (install + export:nodes)...');
+		const home = await createN8nHome({ tarball: pack.tarball, parentDir: homeParent });
+		await importCredentials(home, [
+			{ ...CRED, type: 'mediaGenApi', data: { apiKey: key, baseUrl: sb.baseUrl } },
+			{
+				...HEADER_CRED,
+				type: 'httpHeaderAuth',
+				data: { name: 'Authorization', value: `Bearer ${key}` },
+			},
+		]);
+		const cases: Array<{ variant: Variant; op: Op; id: string }> = [];
+		for (const op of ['project', 'asset'] as Op[]) {
+			for (const variant of ['mediagen', 'http'] as Variant[]) {
+				cases.push({
+					variant,
+					op,
+					id: `benchB1${variant.slice(0, 4)}${op.slice(0, 4)}`.padEnd(16, 'x'),
+				});
+			}
+		}
+		await importWorkflows(
+			home,
+			cases.map((c) =>
+				workflow(
+					c.id,
+					c.variant,
+					c.op,
+					c.op === 'project' ? project.id : asset.id,
+					sb.baseUrl,
+					key,
+				),
+			),
+		);
+
+		// warm-up: one run of each (first executions pay for disk caches, the task runner, JIT)
+		const samples = new Map<string, Sample[]>(cases.map((c) => [c.id, []]));
+		for (let round = -1; round < ROUNDS; round++) {
+			const order = round % 2 === 0 ? cases : [...cases].reverse();
+			for (const c of order) {
+				const r = await executeWorkflow(home, c.id);
+				const task = r.runData.Measured?.[0];
+				const out = task?.data?.main?.[0]?.length ?? 0;
+				if (!task || task.executionStatus !== 'success' || out !== N) {
+					throw new Error(`${c.variant} ${c.op}: ${describeResult(r)} (${out} items out)`);
+				}
+				if (round >= 0)
+					samples.get(c.id)!.push({ nodeMs: task.executionTime, wholeMs: r.durationMs });
+				log(
+					`round ${round < 0 ? 'warm-up' : round + 1} ${c.variant} ${c.op}: node ${task.executionTime} ms, execute ${r.durationMs} ms`,
+				);
+			}
+		}
+
+		const rows: Array<Array<string | number>> = [];
+		const verdicts: string[] = [];
+		for (const op of ['project', 'asset'] as Op[]) {
+			const get = (variant: Variant) =>
+				samples.get(cases.find((c) => c.op === op && c.variant === variant)!.id)!;
+			const mg = get('mediagen');
+			const http = get('http');
+			const mgNode = median(mg.map((s) => s.nodeMs));
+			const httpNode = median(http.map((s) => s.nodeMs));
+			const mgWhole = median(mg.map((s) => s.wholeMs));
+			const httpWhole = median(http.map((s) => s.wholeMs));
+			const ratio = mgNode / httpNode;
+			rows.push([
+				`${op === 'project' ? 'Project' : 'Asset'} Get`,
+				fmt(mgNode / N, 3),
+				fmt(httpNode / N, 3),
+				fmt(ratio, 2),
+				mg.map((s) => s.nodeMs).join(' / '),
+				http.map((s) => s.nodeMs).join(' / '),
+				fmt(mgWhole / 1000, 2),
+				fmt(httpWhole / 1000, 2),
+				fmt(mgWhole / httpWhole, 2),
+			]);
+			verdicts.push(
+				`${op} get: ratio ${fmt(ratio, 2)} ${ratio <= TARGET ? 'MET' : 'MISSED'} (target ≤ ${TARGET})`,
+			);
+		}
+		console.log(
+			`\nB1 per-item overhead: ${N} items, ${ROUNDS} rounds (medians), ${new Date().toISOString()}`,
+		);
+		console.log(machine());
+		console.log(`HTTP Request authentication: ${HTTP_AUTH}`);
+		console.log(
+			table(
+				[
+					'operation',
+					'MediaGen node (ms/item)',
+					'HTTP Request (ms/item)',
+					'ratio (node time)',
+					'MediaGen node ms, each round',
+					'HTTP Request ms, each round',
+					'MediaGen whole execute (s)',
+					'HTTP whole execute (s)',
+					'ratio (whole)',
+				],
+				rows,
+			),
+		);
+		for (const v of verdicts) console.log(v);
+		await home.cleanup();
+	} finally {
+		pack.cleanup();
+		rmSync(homeParent, { recursive: true, force: true });
+		await sb.close();
+	}
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
