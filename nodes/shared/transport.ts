@@ -9,6 +9,7 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestMethods,
+	ICredentialsDecrypted,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IWebhookFunctions,
@@ -111,16 +112,31 @@ interface FullResponse {
 	body: unknown;
 }
 
-const baseUrls = new WeakMap<object, string>();
+const credentialsOf = new WeakMap<object, Promise<ICredentialsDecrypted>>();
 
-/** The credential's base URL without a trailing slash, read once per context. */
+/**
+ * The credential, read (and decrypted) once per node run and handed to every request: n8n would
+ * otherwise load and decrypt it from its database for each request (bench/README.md, B1).
+ */
+export async function credentialOf(ctx: MediaGenContext): Promise<ICredentialsDecrypted> {
+	let cached = credentialsOf.get(ctx);
+	if (!cached) {
+		cached = ctx.getCredentials(CREDENTIAL).then((data) => ({
+			id: ctx.getNode().credentials?.[CREDENTIAL]?.id ?? CREDENTIAL,
+			name: ctx.getNode().credentials?.[CREDENTIAL]?.name ?? CREDENTIAL,
+			type: CREDENTIAL,
+			data,
+		}));
+		credentialsOf.set(ctx, cached);
+		cached.catch(() => credentialsOf.delete(ctx));
+	}
+	return await cached;
+}
+
+/** The credential's base URL without a trailing slash. */
 export async function baseUrlOf(ctx: MediaGenContext): Promise<string> {
-	const cached = baseUrls.get(ctx);
-	if (cached) return cached;
-	const credentials = await ctx.getCredentials(CREDENTIAL);
-	const url = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
-	baseUrls.set(ctx, url);
-	return url;
+	const { data } = await credentialOf(ctx);
+	return String(data?.baseUrl ?? '').replace(/\/+$/, '');
 }
 
 interface ErrorBody {
@@ -264,11 +280,9 @@ export async function mediaGenRequest<T = unknown>(
 		let res: FullResponse;
 		transportStats.requests++;
 		try {
-			res = (await ctx.helpers.httpRequestWithAuthentication.call(
-				ctx,
-				CREDENTIAL,
-				options,
-			)) as FullResponse;
+			res = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL, options, {
+				credentialsDecrypted: await credentialOf(ctx),
+			})) as FullResponse;
 		} catch (error) {
 			if (safe && faults < RETRY.serverRetries) {
 				transportStats.retried++;
