@@ -13,7 +13,8 @@ import { newId, recBase, touch } from '../state';
 import { int, oneOf, pageQuery, str, uuid, z } from '../validation';
 import { assetView, generationView } from '../views';
 import type { EditRec } from '../editor/store';
-import { editorStore, editView, saveVersion } from '../editor/store';
+import { editView } from '../editor/store';
+import { newEdit } from './editor';
 import { timelineSchema } from '../editor/timeline';
 import { contactSheetPng } from '../cinema/contactSheet';
 import { propose, STORYBOARD_MODEL, VIDEO_MODEL } from '../cinema/director';
@@ -246,35 +247,27 @@ interface Clip {
  * operation find it: the clips back to back, every other timeline field at its spec default.
  */
 function sequenceEdit(ws: Workspace, p: CinemaProjectRec, clips: Clip[]): EditRec {
-	const e: EditRec = {
-		...recBase(),
-		name: `${p.name} (sequence)`.slice(0, 120),
-		label: null,
-		preset: null,
-		sourceAssetId: clips[0].assetId,
-		projectId: null,
-		parentId: null,
-		timeline: timelineSchema.parse({
-			clips: clips.map((c, i) => ({
-				id: `clip-${i + 1}`,
-				assetId: c.assetId,
-				kind: c.kind,
-				in: 0,
-				out: c.seconds,
-			})),
-		}),
-		version: 0,
-		versions: [],
-		exports: [],
-		aiTasks: [],
-		analysis: null,
-		conversation: [],
-		transcribed: false,
-		thumbnailAssetId: null,
-		dubGenerationId: null,
-	};
-	saveVersion(e, 'cinema sequence');
-	return editorStore(ws).edits.put(e);
+	return newEdit(
+		ws,
+		{
+			name: `${p.name} (sequence)`.slice(0, 120),
+			label: null,
+			preset: null,
+			sourceAssetId: clips[0].assetId,
+			projectId: null,
+			parentId: null,
+			timeline: timelineSchema.parse({
+				clips: clips.map((c, i) => ({
+					id: `clip-${i + 1}`,
+					assetId: c.assetId,
+					kind: c.kind,
+					in: 0,
+					out: c.seconds,
+				})),
+			}),
+		},
+		'cinema sequence',
+	);
 }
 
 const slug = (s: string) =>

@@ -77,7 +77,8 @@ function initialTimeline(assetId: string, kind: 'video' | 'image'): Timeline {
 	});
 }
 
-function newEdit(
+/** A new edit in the editor's store, at version 1 (also used by cinema's Export Sequence). */
+export function newEdit(
 	ws: Workspace,
 	from: Omit<
 		EditRec,
