@@ -202,24 +202,32 @@ function sortedProperties(fields: FieldMap, markRequired: boolean): INodePropert
 		.sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
-/** Fields the user types on the form itself: required ones and those marked `top`. */
-function topEntries(e: Endpoint): Array<[string, Field]> {
-	return [...Object.entries(e.query), ...Object.entries(e.body)].filter(
-		([, f]) => (f.required || f.top) && !f.derived,
-	);
+/** An endpoint's fields split by where the form puts them; derived once per endpoint. */
+interface FormLayout {
+	/** Fields the user types on the form itself: required ones and those marked `top`. */
+	top: Array<[string, Field]>;
+	/**
+	 * Fields under the operation's collection: the other optional ones, plus the file name and
+	 * MIME type of an upload as overrides. The file size and the idempotency key are never typed.
+	 */
+	optional: FieldMap;
 }
 
-/**
- * Fields under the operation's collection: the other optional ones, plus the file name and MIME
- * type of an upload as overrides. The file size and the idempotency key are never typed here.
- */
-function optionalFields(e: Endpoint): FieldMap {
-	const out: FieldMap = {};
-	for (const [k, f] of [...Object.entries(e.query), ...Object.entries(e.body)]) {
-		if (f.derived === 'fileName' || f.derived === 'mimeType') out[k] = { ...f, required: false };
-		else if (!f.required && !f.top && !f.derived) out[k] = f;
+const layouts = new WeakMap<Endpoint, FormLayout>();
+
+function layoutOf(e: Endpoint): FormLayout {
+	let layout = layouts.get(e);
+	if (!layout) {
+		layout = { top: [], optional: {} };
+		for (const [k, f] of [...Object.entries(e.query), ...Object.entries(e.body)]) {
+			if ((f.required || f.top) && !f.derived) layout.top.push([k, f]);
+			else if (f.derived === 'fileName' || f.derived === 'mimeType') {
+				layout.optional[k] = { ...f, required: false };
+			} else if (!f.derived) layout.optional[k] = f;
+		}
+		layouts.set(e, layout);
 	}
-	return out;
+	return layout;
 }
 
 /** Every property of one operation, in form order. */
@@ -229,7 +237,7 @@ export function endpointProperties(resource: string, e: Endpoint): INodeProperti
 	for (const [key, f] of Object.entries(e.pathParams)) {
 		props.push({ ...fieldProperty(pathParamName(key, f), f), required: true });
 	}
-	for (const [key, f] of topEntries(e)) {
+	for (const [key, f] of layoutOf(e).top) {
 		props.push({ ...fieldProperty(key, f), ...(f.required ? { required: true } : {}) });
 	}
 	if (e.paginate) {
@@ -252,7 +260,7 @@ export function endpointProperties(resource: string, e: Endpoint): INodeProperti
 			},
 		);
 	}
-	const optional = optionalFields(e);
+	const optional = layoutOf(e).optional;
 	if (Object.keys(optional).length) {
 		const { name, displayName } = optionalCollectionOf(e);
 		props.push({
@@ -714,7 +722,7 @@ export function prepareRequest(
 	try {
 		const optional = optionalCollectionOf(e);
 		const collected = (
-			Object.keys(optionalFields(e)).length
+			Object.keys(layoutOf(e).optional).length
 				? ctx.getNodeParameter(optional.name, itemIndex, {})
 				: {}
 		) as IDataObject;
@@ -722,7 +730,7 @@ export function prepareRequest(
 		for (const [key, v] of Object.entries(collected)) {
 			if (!(isBlank(v) && key in derivedValues)) values[key] = v;
 		}
-		for (const [key] of topEntries(e)) {
+		for (const [key] of layoutOf(e).top) {
 			values[key] = ctx.getNodeParameter(key, itemIndex, '') as IDataObject[string];
 		}
 		const labelOf = (key: string, f: Field) => displayNameOf(key, f);

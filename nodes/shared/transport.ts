@@ -248,9 +248,6 @@ export function asNodeError(
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-/** Counters of what the transport did, for tests and benchmarks. */
-export const transportStats = { requests: 0, rateLimited: 0, retried: 0 };
-
 /**
  * Sends one request with the credential and returns the parsed body. 429s wait for Retry-After
  * and retry; 5xx and network errors retry with backoff only when safe (see isRetrySafe).
@@ -278,14 +275,12 @@ export async function mediaGenRequest<T = unknown>(
 	let faults = 0;
 	for (;;) {
 		let res: FullResponse;
-		transportStats.requests++;
 		try {
 			res = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL, options, {
 				credentialsDecrypted: await credentialOf(ctx),
 			})) as FullResponse;
 		} catch (error) {
 			if (safe && faults < RETRY.serverRetries) {
-				transportStats.retried++;
 				await cancellableSleep(ctx, backoffDelay(faults++));
 				continue;
 			}
@@ -294,14 +289,12 @@ export async function mediaGenRequest<T = unknown>(
 		const status = res.statusCode;
 		if (status >= 200 && status < 300) return res.body as T;
 		if (status === 429 && limited < RETRY.rateLimitRetries) {
-			transportStats.rateLimited++;
 			const wait = retryAfterMs(res.headers['retry-after']) ?? backoffDelay(limited);
 			limited++;
 			await cancellableSleep(ctx, wait);
 			continue;
 		}
 		if (status >= 500 && safe && faults < RETRY.serverRetries) {
-			transportStats.retried++;
 			await cancellableSleep(ctx, backoffDelay(faults++));
 			continue;
 		}
