@@ -17,11 +17,21 @@ export interface RequestLogEntry {
 	/** Set when a fault injected the status. */
 	injected: boolean;
 	durationMs: number;
+	/** API requests open at the sandbox when this one arrived, itself included (1 = alone). */
+	inFlight: number;
 }
 
 export class RequestLog {
 	private entries: RequestLogEntry[] = [];
 	private seq = 0;
+	private open = 0;
+	/** Counts a request as open until `end`; returns how many are open, this one included. */
+	begin(): number {
+		return ++this.open;
+	}
+	end(): void {
+		this.open--;
+	}
 	add(e: Omit<RequestLogEntry, 'seq'>): void {
 		this.entries.push({ ...e, seq: ++this.seq });
 		if (this.entries.length > 10_000) this.entries.shift();

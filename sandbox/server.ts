@@ -81,6 +81,7 @@ async function handle(
 	}
 
 	const requestId = `req_${randomBytes(8).toString('hex')}`;
+	const inFlight = app.requestLog.begin();
 	// the log names the key even when a fault answers before authentication
 	const fields: LogFields = {
 		headers: {},
@@ -88,7 +89,8 @@ async function handle(
 		idempotencyKey: header(req, 'idempotency-key') ?? null,
 		injected: false,
 	};
-	const log = (status: number, dropped: boolean) =>
+	const log = (status: number, dropped: boolean) => {
+		app.requestLog.end();
 		app.requestLog.add({
 			time: new Date(started).toISOString(),
 			method,
@@ -101,7 +103,9 @@ async function handle(
 			dropped,
 			injected: fields.injected,
 			durationMs: Date.now() - started,
+			inFlight,
 		});
+	};
 
 	let reply: Reply;
 	const fail = app.faults.take('fail', method, path);
