@@ -247,6 +247,33 @@ function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	};
 }
 
+/** The endpoint an item asks for (resource and operation may differ per item). */
+function endpointOf(ctx: IExecuteFunctions, groups: Group[], i: number): Endpoint {
+	const resource = ctx.getNodeParameter('resource', i) as string;
+	const operation = ctx.getNodeParameter('operation', i) as string;
+	const e = findEndpoint(groups, resource, operation);
+	if (!e) {
+		throw new NodeOperationError(ctx.getNode(), `Unknown operation ${resource}/${operation}`, {
+			itemIndex: i,
+		});
+	}
+	return e;
+}
+
+/**
+ * How many items' plain reads (GET requests without a file or a job) one node run sends at once.
+ * Reads change nothing, so their order on the wire does not matter; outputs stay in item order.
+ * Writes, jobs and files go one item after the other, after every earlier read has finished.
+ * (n8n's HTTP Request node sends every item's request at once; a bound keeps a big input from
+ * opening hundreds of sockets and from meeting the rate limit all at the same moment.)
+ */
+export const READS_IN_FLIGHT = 8;
+
+/** Whether items of this endpoint may be sent concurrently (see READS_IN_FLIGHT). */
+export function isPlainRead(e: Endpoint): boolean {
+	return e.method === 'GET' && e.binary === undefined && e.job === undefined;
+}
+
 /** The execute() of every catalog node. */
 export async function executeCatalog(
 	ctx: IExecuteFunctions,
@@ -256,29 +283,56 @@ export async function executeCatalog(
 	const results: Array<INodeExecutionData[] | undefined> = [];
 	const jobs: Array<{ job: PendingJob; settings: JobSettings }> = [];
 	const outputs = new Map<PendingJob, INodeExecutionData>();
+	const continueOnFail = ctx.continueOnFail();
 
 	const fail = (error: unknown, i: number) => {
-		if (!ctx.continueOnFail()) throw asNodeError(ctx, error, i);
+		if (!continueOnFail) throw asNodeError(ctx, error, i);
 		results[i] = [errorItem(error as Error, i)];
+	};
+	const record = (result: ItemResult, i: number) => {
+		if (Array.isArray(result)) results[i] = result;
+		else for (const job of result.jobs) jobs.push({ job, settings: result.settings });
+	};
+
+	// Reads in flight, and the errors of finished ones, reported in item order once all settle.
+	const reads = new Set<Promise<void>>();
+	const readErrors = new Map<number, unknown>();
+	const settleReads = async () => {
+		await Promise.all(reads);
+		for (const i of [...readErrors.keys()].sort((a, b) => a - b)) fail(readErrors.get(i), i);
+		readErrors.clear();
 	};
 
 	for (let i = 0; i < items.length; i++) {
+		let e: Endpoint;
 		try {
-			const resource = ctx.getNodeParameter('resource', i) as string;
-			const operation = ctx.getNodeParameter('operation', i) as string;
-			const e = findEndpoint(groups, resource, operation);
-			if (!e) {
-				throw new NodeOperationError(ctx.getNode(), `Unknown operation ${resource}/${operation}`, {
-					itemIndex: i,
-				});
-			}
-			const result = await runItem(ctx, e, i);
-			if (Array.isArray(result)) results[i] = result;
-			else for (const job of result.jobs) jobs.push({ job, settings: result.settings });
+			e = endpointOf(ctx, groups, i);
+		} catch (error) {
+			await settleReads();
+			fail(error, i);
+			continue;
+		}
+		if (isPlainRead(e)) {
+			// Without continue-on-fail, a failed read stops the node: start no more.
+			if (readErrors.size && !continueOnFail) break;
+			const read: Promise<void> = runItem(ctx, e, i)
+				.then(
+					(result) => record(result, i),
+					(error: unknown) => void readErrors.set(i, error),
+				)
+				.finally(() => reads.delete(read));
+			reads.add(read);
+			if (reads.size >= READS_IN_FLIGHT) await Promise.race(reads);
+			continue;
+		}
+		await settleReads();
+		try {
+			record(await runItem(ctx, e, i), i);
 		} catch (error) {
 			fail(error, i);
 		}
 	}
+	await settleReads();
 
 	if (jobs.length) {
 		await waitForJobs(

@@ -6,6 +6,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { TestNode } from './harness';
 import { mediaGen } from './harness';
+import { READS_IN_FLIGHT } from '../../nodes/shared/router';
 import { rl, useSandbox } from './setup';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.001 });
@@ -358,5 +359,93 @@ describe('continue on fail', () => {
 		);
 		expect(out[0].id).toBe(p.id);
 		expect(out[1]).toMatchObject({ httpCode: '404' });
+	});
+});
+
+describe('plain reads of many items are sent a few at a time, outputs in item order', () => {
+	const missing = '0b6e8a4c-1f0d-4d5e-9a7b-2c3d4e5f6a7b';
+	const getById = {
+		resource: 'project',
+		operation: 'get',
+		projectId: '={{ { "__rl": true, "mode": "id", "value": $json.id } }}',
+	};
+	async function projects(n: number): Promise<string[]> {
+		const ids: string[] = [];
+		for (let i = 0; i < n; i++) ids.push(String((await createProject(`p${i}`)).id));
+		return ids;
+	}
+	const gets = () => sb.control.requests({ method: 'GET', path: '^/v1/projects/' });
+
+	test(`at most ${READS_IN_FLIGHT} in flight; every output paired with its own input`, async () => {
+		const ids = await projects(3);
+		sb.control.clearRequests();
+		// each answer takes 50 ms, so requests sent at once are open together at the sandbox
+		sb.control.addFault({
+			kind: 'delay',
+			method: 'GET',
+			path: '^/v1/projects/',
+			count: 20,
+			delayMs: 50,
+		});
+		const items = Array.from({ length: 20 }, (_, i) => ({ id: ids[i % 3] }));
+		const { out, error, items: outItems } = await run(getById, items);
+		expect(error).toBeUndefined();
+		expect(out.map((o) => o.id)).toEqual(items.map((i) => i.id));
+		expect(out.map((o) => o.name)).toEqual(items.map((_, i) => `p${i % 3}`));
+		expect(outItems('MediaGen').map((i) => i.pairedItem)).toEqual(
+			items.map((_, i) => ({ item: i })),
+		);
+		expect(gets()).toHaveLength(20);
+		expect(Math.max(...gets().map((r) => r.inFlight))).toBe(READS_IN_FLIGHT);
+	});
+
+	test('continue on fail: failed reads stay at their own place among the others', async () => {
+		const ids = await projects(2);
+		sb.control.addFault({
+			kind: 'delay',
+			method: 'GET',
+			path: `^/v1/projects/${ids[0]}`,
+			count: 6,
+			delayMs: 30,
+		});
+		const items = Array.from({ length: 12 }, (_, i) => ({
+			id: i % 4 === 1 ? missing : ids[i % 2],
+		}));
+		const { out, error } = await run(getById, items, { node: { continueOnFail: true } });
+		expect(error).toBeUndefined();
+		expect(out).toHaveLength(12);
+		out.forEach((o, i) => {
+			if (i % 4 === 1) expect(o).toMatchObject({ httpCode: '404' });
+			else expect(o.id).toBe(ids[i % 2]);
+		});
+	});
+
+	test('without continue on fail, the first failed item (in item order) stops the node', async () => {
+		const ids = await projects(1);
+		sb.control.clearRequests();
+		// item 2 fails fast, item 1 fails slowly: the error reported is item 1's
+		sb.control.addFault({
+			kind: 'delay',
+			method: 'GET',
+			path: `^/v1/projects/${missing}`,
+			count: 1,
+			delayMs: 80,
+		});
+		const items = [
+			ids[0],
+			missing,
+			'1b6e8a4c-1f0d-4d5e-9a7b-2c3d4e5f6a7b',
+			...Array(30).fill(ids[0]),
+		];
+		const { error, out } = await run(
+			getById,
+			items.map((id) => ({ id })),
+		);
+		expect(error?.message).toMatch(/not found|404/i);
+		expect(JSON.stringify(error)).toContain(missing);
+		expect(JSON.stringify(error)).not.toContain('1b6e8a4c');
+		expect(out).toEqual([]);
+		// reading stopped: nowhere near all 33 items were sent
+		expect(gets().length).toBeLessThan(items.length);
 	});
 });
