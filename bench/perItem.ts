@@ -39,6 +39,11 @@ const HEADER_CRED = { id: 'benchHeaderAuth1', name: 'Bearer header' };
  * decrypts and applies on every request, as it does for the MediaGen credential).
  */
 const HTTP_AUTH = process.env.B1_HTTP_AUTH === 'credential' ? 'credential' : 'header';
+/**
+ * B1_PROFILE=<dir>: every counted run also writes a V8 CPU profile of the n8n process
+ * (`--cpu-prof`) into <dir>, one file per run, to be read with `bench/profileSummary.ts`.
+ */
+const PROFILE_DIR = process.env.B1_PROFILE;
 
 type Variant = 'mediagen' | 'http';
 type Op = 'project' | 'asset';
@@ -191,7 +196,17 @@ async function main() {
 		for (let round = -1; round < ROUNDS; round++) {
 			const order = round % 2 === 0 ? cases : [...cases].reverse();
 			for (const c of order) {
-				const r = await executeWorkflow(home, c.id);
+				const r = await executeWorkflow(
+					home,
+					c.id,
+					PROFILE_DIR && round >= 0
+						? {
+								env: {
+									NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, `${c.variant}-${c.op}-r${round + 1}`)}`,
+								},
+							}
+						: {},
+				);
 				const task = r.runData.Measured?.[0];
 				const out = task?.data?.main?.[0]?.length ?? 0;
 				if (!task || task.executionStatus !== 'success' || out !== N) {
