@@ -50,6 +50,8 @@ const EXTRA_ENV: Record<string, string> = Object.fromEntries(
 		.filter((kv) => kv.includes('='))
 		.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
+/** The MediaGen Trigger's node version, `B6_TRIGGER_VERSION=1` for the first one (default 2). */
+const TRIGGER_VERSION = Number(process.env.B6_TRIGGER_VERSION ?? 2);
 const SECRET = `whsec_${Buffer.alloc(32, 42).toString('base64')}`;
 
 const MG_WF = 'benchB6mediagenx';
@@ -67,7 +69,7 @@ function workflows(): N8nWorkflow[] {
 					id: 't1',
 					name: 'MediaGen Trigger',
 					type: 'n8n-nodes-mediagen.mediaGenTrigger',
-					typeVersion: 1,
+					typeVersion: TRIGGER_VERSION,
 					position: [0, 0],
 					webhookId: MG_HOOK_ID,
 					parameters: { registration: 'manual', signingSecret: SECRET, options: {} },
@@ -314,6 +316,7 @@ async function main() {
 			`\nB6 trigger: ${N} events to each, ${IN_FLIGHT} in flight, ${ROUNDS} alternating rounds, ${new Date().toISOString()}`,
 		);
 		console.log(machine());
+		console.log(`MediaGen Trigger node version ${TRIGGER_VERSION}`);
 		if (Object.keys(EXTRA_ENV).length) console.log(`n8n settings: ${JSON.stringify(EXTRA_ENV)}`);
 		console.log(
 			table(

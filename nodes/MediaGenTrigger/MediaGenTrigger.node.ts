@@ -529,7 +529,11 @@ export class MediaGenTrigger implements INodeType {
 		name: 'mediaGenTrigger',
 		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Version 2 changes nothing in the node: it tells n8n (2.40) not to evaluate, for every
+		// request, the expression it reads a version 1 webhook node's "binaryData" option with,
+		// which needs an expression isolate (bench/README.md, B6). Both versions behave the same.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle:
 			'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}',
 		description:

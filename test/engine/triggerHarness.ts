@@ -163,7 +163,7 @@ export class FakeN8n {
 			id: randomUUID(),
 			name: 'MediaGen Trigger',
 			type: TRIGGER_TYPE,
-			typeVersion: 1,
+			typeVersion: 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: options.parameters,
