@@ -395,6 +395,12 @@ export interface TriggerRun {
 	/** Executions of the workflow just before and after the forged request (it must start none) */
 	executionsBeforeForged?: number;
 	executionsAfterForged?: number;
+	/**
+	 * A delivery sent again as `application/octet-stream`, a type n8n does not parse for a
+	 * version 2 webhook node, so the node reads the raw body itself: as signed (answered 2xx,
+	 * verified, a replay: not run again) and with one byte changed (401).
+	 */
+	octetStream?: { resentStatus: number; tamperedStatus: number; executionsAfter: number };
 }
 
 interface RemoteWebhook {
@@ -527,6 +533,23 @@ export async function runTriggerExample(
 		await new Promise((r) => setTimeout(r, 1000));
 		const afterForged = await listExecutions();
 		out.executionsAfterForged = afterForged.length;
+		const signed = sandbox.control.deliveries().find((d) => d.responseStatus === 200);
+		if (signed) {
+			const resend = (body: string) =>
+				fetch(active[0].url, {
+					method: 'POST',
+					headers: { ...signed.headers, 'content-type': 'application/octet-stream' },
+					body,
+				});
+			const resentStatus = (await resend(signed.body)).status;
+			const tamperedStatus = (await resend(signed.body.replace(/}$/, ' }'))).status;
+			await new Promise((r) => setTimeout(r, 1000));
+			out.octetStream = {
+				resentStatus,
+				tamperedStatus,
+				executionsAfter: (await listExecutions()).length,
+			};
+		}
 		// deactivate (unpublish) through the REST API, as the editor's toggle does
 		const deact = await fetch(`${n8n.url}/rest/workflows/${id}/deactivate`, {
 			method: 'POST',
@@ -552,6 +575,13 @@ export async function runTriggerExample(
 			out.result.reason =
 				`a forged request got ${out.forgedRequestStatus}; executions before it ` +
 				`${beforeForged}, after it ${JSON.stringify(afterForged)}`;
+		else if (
+			!out.octetStream ||
+			out.octetStream.resentStatus !== 200 ||
+			out.octetStream.tamperedStatus !== 401 ||
+			out.octetStream.executionsAfter !== afterForged.length
+		)
+			out.result.reason = `a delivery sent again as application/octet-stream: ${JSON.stringify(out.octetStream ?? 'no delivery answered 200')} (expected 200, 401, ${afterForged.length} executions)`;
 		else if (out.result.files.length === 0)
 			out.result.reason = 'the workflow ran but wrote no file';
 		else if (out.endpointsAfterDeactivation !== 0)
