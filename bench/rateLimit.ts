@@ -6,12 +6,17 @@
  * window, N requests need at least floor((N - 1) / limit) windows after the first request.
  *
  *   node_modules/.bin/tsx bench/rateLimit.ts [creates=300] [limitPerMinute=120]
+ *   B3_OPERATION=get node_modules/.bin/tsx bench/rateLimit.ts   # Project Get reads instead
+ *
+ * Reads go up to READS_IN_FLIGHT at a time (nodes/shared/router.ts), creates one at a time: the
+ * `get` variant shows that concurrent reads meeting the limit together still all succeed.
  */
 import { startSandbox } from '../sandbox';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
 
 const creates = Number(process.argv[2] ?? 300);
 const limit = Number(process.argv[3] ?? 120);
+const reads = process.env.B3_OPERATION === 'get';
 
 async function main() {
 	const sb = await startSandbox({
@@ -21,6 +26,16 @@ async function main() {
 		timeScale: 0.001,
 	});
 	sb.control.setCredits('main', 1_000_000);
+	// the `get` variant reads one project, made first (one more request in the first window)
+	const project = reads
+		? ((await (
+				await fetch(`${sb.baseUrl}/projects`, {
+					method: 'POST',
+					headers: { authorization: `Bearer ${sb.keys.pro}`, 'content-type': 'application/json' },
+					body: JSON.stringify({ name: 'B3 reads' }),
+				})
+			).json()) as { id: string })
+		: undefined;
 	const started = Date.now();
 	const result = await runWorkflow(
 		chain(
@@ -28,13 +43,19 @@ async function main() {
 			[
 				mediaGen(
 					'Create',
-					{
-						resource: 'generation',
-						operation: 'create',
-						modelId: 'bench-model',
-						prompt: '={{ "item " + $json.i }}',
-						waitForCompletion: false,
-					},
+					project
+						? {
+								resource: 'project',
+								operation: 'get',
+								projectId: { __rl: true, mode: 'id', value: project.id },
+							}
+						: {
+								resource: 'generation',
+								operation: 'create',
+								modelId: 'bench-model',
+								prompt: '={{ "item " + $json.i }}',
+								waitForCompletion: false,
+							},
 					{ continueOnFail: true },
 				),
 			],
@@ -44,14 +65,18 @@ async function main() {
 	const seconds = (Date.now() - started) / 1000;
 	const out = result.json('Create');
 	const failed = out.filter((o) => o.error).length;
-	const log = sb.control.requests({ method: 'POST', path: '/generations$' });
+	const log = project
+		? sb.control.requests({ method: 'GET', path: `/projects/${project.id}$` })
+		: sb.control.requests({ method: 'POST', path: '/generations$' });
 	const limited = log.filter((r) => r.status === 429).length;
-	const created = log.filter((r) => r.status === 201).length;
-	const idealSeconds = Math.floor((creates - 1) / limit) * 60;
+	const created = log.filter((r) => r.status === (project ? 200 : 201)).length;
+	const idealSeconds = Math.floor((creates + (project ? 1 : 0) - 1) / limit) * 60;
 	const perMinute = (created / seconds) * 60;
-	console.log(`B3 rate limit: ${creates} creates, limit ${limit}/min per key`);
 	console.log(
-		`items ok ${out.length - failed}, failed ${failed}; jobs created ${created}; 429s seen ${limited}`,
+		`B3 rate limit: ${creates} ${project ? 'project reads (up to 8 at a time)' : 'creates'}, limit ${limit}/min per key`,
+	);
+	console.log(
+		`items ok ${out.length - failed}, failed ${failed}; ${project ? 'reads answered' : 'jobs created'} ${created}; 429s seen ${limited}`,
 	);
 	console.log(
 		`wall ${seconds.toFixed(1)} s; best possible ${idealSeconds} s; efficiency ${(idealSeconds / seconds).toFixed(3)} (target >= 0.95)`,
