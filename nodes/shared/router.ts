@@ -1,7 +1,8 @@
 /**
  * Runs a node's operations from its catalog: one request (or one paginated walk, one job, one
  * file) per item, continue-on-fail per item with pairedItem, nothing sent for an item whose input
- * is invalid. Jobs of all items are started first and then awaited together.
+ * is invalid. Plain reads of several items are sent a few at a time (READS_IN_FLIGHT); jobs of
+ * all items are started first and then awaited together.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
