@@ -295,45 +295,33 @@ export async function executeCatalog(
 		else for (const job of result.jobs) jobs.push({ job, settings: result.settings });
 	};
 
-	// Reads in flight, and the errors of finished ones, reported in item order once all settle.
-	const reads = new Set<Promise<void>>();
-	const readErrors = new Map<number, unknown>();
-	const settleReads = async () => {
-		await Promise.all(reads);
-		for (const i of [...readErrors.keys()].sort((a, b) => a - b)) fail(readErrors.get(i), i);
-		readErrors.clear();
-	};
-
+	// Items run through one window: up to READS_IN_FLIGHT plain reads at a time; anything else
+	// waits until the node has nothing else in flight, so writes, jobs and files go one by one in
+	// item order. Parameters are read in item order; errors are reported in item order at the end.
+	const inFlight = new Set<Promise<void>>();
+	const errors = new Map<number, unknown>();
 	for (let i = 0; i < items.length; i++) {
 		let e: Endpoint;
 		try {
 			e = endpointOf(ctx, groups, i);
 		} catch (error) {
-			await settleReads();
-			fail(error, i);
+			errors.set(i, error);
 			continue;
 		}
-		if (isPlainRead(e)) {
-			// Without continue-on-fail, a failed read stops the node: start no more.
-			if (readErrors.size && !continueOnFail) break;
-			const read: Promise<void> = runItem(ctx, e, i)
-				.then(
-					(result) => record(result, i),
-					(error: unknown) => void readErrors.set(i, error),
-				)
-				.finally(() => reads.delete(read));
-			reads.add(read);
-			if (reads.size >= READS_IN_FLIGHT) await Promise.race(reads);
-			continue;
-		}
-		await settleReads();
-		try {
-			record(await runItem(ctx, e, i), i);
-		} catch (error) {
-			fail(error, i);
-		}
+		const width = isPlainRead(e) ? READS_IN_FLIGHT : 1;
+		while (inFlight.size >= width) await Promise.race(inFlight);
+		// Without continue-on-fail, a failed item stops the node: start no more.
+		if (errors.size && !continueOnFail) break;
+		const run: Promise<void> = runItem(ctx, e, i)
+			.then(
+				(result) => record(result, i),
+				(error: unknown) => void errors.set(i, error),
+			)
+			.finally(() => inFlight.delete(run));
+		inFlight.add(run);
 	}
-	await settleReads();
+	await Promise.all(inFlight);
+	for (const i of [...errors.keys()].sort((a, b) => a - b)) fail(errors.get(i), i);
 
 	if (jobs.length) {
 		await waitForJobs(
