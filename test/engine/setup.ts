@@ -9,6 +9,7 @@ import { POLLING } from '../../nodes/shared/jobs';
 import { RETRY } from '../../nodes/shared/transport';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
+import { startedLater } from '../sandbox/helpers';
 import type { BinaryMode } from './binaryData';
 import { setupBinaryData } from './binaryData';
 import type { RunOptions, RunResult, TestNode } from './harness';
@@ -77,12 +78,7 @@ export function useSandbox(options: UseSandboxOptions = {}): SandboxEnv {
 	});
 	beforeEach(() => sb.control.reset());
 
-	const sb = new Proxy({} as Sandbox, {
-		get(_, property) {
-			if (!started) throw new Error('the sandbox starts in beforeAll: use it in tests and hooks');
-			return Reflect.get(started, property) as unknown;
-		},
-	});
+	const sb = startedLater(() => started, 'the sandbox');
 	const creds = (key = sb.keys.pro) => ({ mediaGenApi: { apiKey: key, baseUrl: sb.baseUrl } });
 	const flow = async (nodes: TestNode[], items: IDataObject[] = [{}], key?: string) =>
 		await runWorkflow(chain(items, nodes), { credentials: creds(key) });

@@ -2,23 +2,10 @@
  * Sandbox routes of the ads area (doc 2: brand kits, products, ad projects, copy, matrix,
  * variants, export, marketing templates) over real HTTP.
  */
-import type { Sandbox } from '../../sandbox';
 import { readZip } from '../../sandbox/ads/zip';
-import { client, start, until, type Call } from './helpers';
+import { until, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-let readOnly: Call;
-
-beforeAll(async () => {
-	sb = await start({ timeScale: 0.001 });
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-	readOnly = client(sb, sb.keys.readOnly);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, other, readOnly } = useSandbox({ timeScale: 0.001 });
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const image = () =>

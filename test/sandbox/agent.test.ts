@@ -1,19 +1,6 @@
-import type { Sandbox } from '../../sandbox';
-import { client, start, type Call } from './helpers';
+import { useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-let readOnly: Call;
-
-beforeAll(async () => {
-	sb = await start();
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-	readOnly = client(sb, sb.keys.readOnly);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { pro, other, readOnly } = useSandbox();
 
 describe('agent', () => {
 	it('reports its status and tools', async () => {

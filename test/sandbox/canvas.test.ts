@@ -1,19 +1,6 @@
-import type { Sandbox } from '../../sandbox';
-import { client, start, until, type Call } from './helpers';
+import { until, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-let readOnly: Call;
-
-beforeAll(async () => {
-	sb = await start({ timeScale: 0.01, allowHttpWebhooks: true });
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-	readOnly = client(sb, sb.keys.readOnly);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, other, readOnly } = useSandbox({ timeScale: 0.01, allowHttpWebhooks: true });
 
 const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({
 	id,

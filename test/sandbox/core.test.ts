@@ -1,21 +1,6 @@
-import type { Sandbox } from '../../sandbox';
-import { client, start, sleep, type Call } from './helpers';
+import { client, sleep, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let readOnly: Call;
-let other: Call;
-let anon: Call;
-
-beforeAll(async () => {
-	sb = await start();
-	pro = client(sb, sb.keys.pro);
-	readOnly = client(sb, sb.keys.readOnly);
-	other = client(sb, sb.keys.otherWorkspace);
-	anon = client(sb, undefined);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, readOnly, other, starter, anon } = useSandbox();
 
 describe('auth, scopes, workspaces', () => {
 	it('answers 401 without or with an unknown key, with the error body and request id', async () => {
@@ -31,7 +16,7 @@ describe('auth, scopes, workspaces', () => {
 		const r = await pro('GET', '/workspace');
 		expect(r.status).toBe(200);
 		expect(r.body).toMatchObject({ name: 'Main', plan: 'pro' });
-		const s = await client(sb, sb.keys.starter)('GET', '/workspace');
+		const s = await starter('GET', '/workspace');
 		expect(s.body.plan).toBe('starter');
 	});
 

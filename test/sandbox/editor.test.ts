@@ -1,22 +1,14 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Sandbox } from '../../sandbox';
-import { client, start, until, type Call } from './helpers';
+import { until, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-let readOnly: Call;
+const { sb, pro, other, readOnly } = useSandbox({ timeScale: 0.01, allowHttpWebhooks: true });
 let server: Server;
 let hookUrl = '';
 const received: Array<{ type: string; data: Record<string, unknown> }> = [];
 
 beforeAll(async () => {
-	sb = await start({ timeScale: 0.01, allowHttpWebhooks: true });
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-	readOnly = client(sb, sb.keys.readOnly);
 	server = createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
@@ -29,12 +21,10 @@ beforeAll(async () => {
 	hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 });
 afterAll(async () => {
-	await sb.close();
 	server.closeAllConnections();
 	await new Promise((r) => server.close(r));
 });
 beforeEach(() => {
-	sb.control.reset();
 	received.length = 0;
 });
 

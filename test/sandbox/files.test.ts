@@ -1,21 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 import { createHash, randomBytes } from 'node:crypto';
 import { get } from 'node:http';
-import type { Sandbox } from '../../sandbox';
 import { patternByte } from '../../sandbox';
-import { client, start, type Call } from './helpers';
+import { useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-
-beforeAll(async () => {
-	sb = await start();
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, other } = useSandbox();
 
 const MiB = 1024 * 1024;
 

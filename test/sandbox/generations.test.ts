@@ -1,17 +1,6 @@
-import type { Sandbox } from '../../sandbox';
-import { client, start, until, type Call } from './helpers';
+import { until, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-
-beforeAll(async () => {
-	sb = await start({ timeScale: 0.01 });
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, other } = useSandbox({ timeScale: 0.01 });
 
 const waitFor = (id: string, statuses: string[]) =>
 	until(async () => {

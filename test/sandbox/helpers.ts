@@ -50,6 +50,57 @@ export async function start(options: SandboxOptions = {}): Promise<Sandbox> {
 	});
 }
 
+/**
+ * A stand-in for a value made in beforeAll: usable in tests and hooks (it forwards every property
+ * read to the value), not at the top level of a test file.
+ */
+export function startedLater<T extends object>(current: () => T | undefined, what: string): T {
+	return new Proxy({} as T, {
+		get(_, property) {
+			const value = current();
+			if (!value) throw new Error(`${what} starts in beforeAll: use it in tests and hooks`);
+			return Reflect.get(value, property) as unknown;
+		},
+	});
+}
+
+export interface SandboxClients {
+	/** The file's sandbox (see startedLater) */
+	sb: Sandbox;
+	/** Callers bound to the sandbox's keys: Pro, another workspace, read-only, Starter, none */
+	pro: Call;
+	other: Call;
+	readOnly: Call;
+	starter: Call;
+	anon: Call;
+}
+
+/**
+ * Starts a sandbox for the current test file (beforeAll), resets it before each test and closes it
+ * after all of them; gives callers bound to its keys.
+ */
+export function useSandbox(options: SandboxOptions = {}): SandboxClients {
+	let started: Sandbox | undefined;
+	beforeAll(async () => {
+		started = await start(options);
+	});
+	afterAll(async () => await started?.close());
+	beforeEach(() => sb.control.reset());
+	const sb = startedLater(() => started, 'the sandbox');
+	const bound =
+		(key: (keys: Sandbox['keys']) => string | undefined): Call =>
+		async (method, path, body, headers) =>
+			await client(sb, key(sb.keys))(method, path, body, headers);
+	return {
+		sb,
+		pro: bound((k) => k.pro),
+		other: bound((k) => k.otherWorkspace),
+		readOnly: bound((k) => k.readOnly),
+		starter: bound((k) => k.starter),
+		anon: bound(() => undefined),
+	};
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until fn returns a truthy value or the timeout passes. */

@@ -1,20 +1,7 @@
 /** Sandbox routes of MediaGen Influencer (spec doc 2: presets, series, characters), over HTTP. */
-import type { Sandbox } from '../../sandbox';
-import { client, start, until, type Call } from './helpers';
+import { until, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let readOnly: Call;
-let other: Call;
-
-beforeAll(async () => {
-	sb = await start();
-	pro = client(sb, sb.keys.pro);
-	readOnly = client(sb, sb.keys.readOnly);
-	other = client(sb, sb.keys.otherWorkspace);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, readOnly, other } = useSandbox();
 
 const image = () =>
 	sb.control.createLargeAsset({ size: 64, filename: 'face.png', mimeType: 'image/png' }).id;

@@ -1,18 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Sandbox } from '../../sandbox';
-import { client, start, type Call } from './helpers';
+import { client, start, useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-
-beforeAll(async () => {
-	sb = await start();
-	pro = client(sb, sb.keys.pro);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, readOnly } = useSandbox();
 
 const SPEC = resolve(__dirname, '../../../shared/spec/1-core-platform-webhooks.md');
 
@@ -66,7 +57,7 @@ describe('voices', () => {
 			voice_id: expect.any(String),
 			name: expect.any(String),
 		});
-		expect((await client(sb, sb.keys.readOnly)('GET', '/voices/voiceprovider')).status).toBe(403);
+		expect((await readOnly('GET', '/voices/voiceprovider')).status).toBe(403);
 		const page = await pro('GET', '/voices/voiceprovider?limit=2');
 		expect(page.body.data).toHaveLength(2);
 		const next = await pro('GET', `/voices/voiceprovider?limit=2&before=${page.body.nextCursor}`);

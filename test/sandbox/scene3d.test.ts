@@ -1,19 +1,6 @@
-import type { Sandbox } from '../../sandbox';
-import { client, start, type Call } from './helpers';
+import { useSandbox } from './helpers';
 
-let sb: Sandbox;
-let pro: Call;
-let other: Call;
-let readOnly: Call;
-
-beforeAll(async () => {
-	sb = await start();
-	pro = client(sb, sb.keys.pro);
-	other = client(sb, sb.keys.otherWorkspace);
-	readOnly = client(sb, sb.keys.readOnly);
-});
-afterAll(() => sb.close());
-beforeEach(() => sb.control.reset());
+const { sb, pro, other, readOnly } = useSandbox();
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const DEFAULT_SETTINGS = { background: '#0b0f17', grid: true, shadows: true, fog: false };

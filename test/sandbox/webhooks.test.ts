@@ -2,8 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Sandbox } from '../../sandbox';
-import { client, start, until, sleep, type Call } from './helpers';
+import { sleep, until, useSandbox } from './helpers';
 
 interface Received {
 	headers: IncomingHttpHeaders;
@@ -59,22 +58,20 @@ function verify(secret: string, r: Received): boolean {
 		);
 }
 
-let sb: Sandbox;
-let pro: Call;
+const { sb, pro, other, readOnly, starter } = useSandbox({
+	allowHttpWebhooks: true,
+	timeScale: 0.001,
+});
 let rx: Receiver;
 
 beforeAll(async () => {
-	sb = await start({ allowHttpWebhooks: true, timeScale: 0.001 });
-	pro = client(sb, sb.keys.pro);
 	rx = new Receiver();
 	await rx.start();
 });
 afterAll(async () => {
-	await sb.close();
 	await rx.stop();
 });
 beforeEach(() => {
-	sb.control.reset();
 	rx.received = [];
 	rx.status = 200;
 	rx.delayMs = 0;
@@ -92,10 +89,10 @@ const generate = async (extra: Record<string, unknown> = {}) =>
 
 describe('endpoints', () => {
 	it('needs the Pro plan and the webhooks.manage scope', async () => {
-		const s = await client(sb, sb.keys.starter)('GET', '/webhooks');
+		const s = await starter('GET', '/webhooks');
 		expect(s.status).toBe(403);
 		expect(s.body.error.code).toBe('plan_required');
-		const r = await client(sb, sb.keys.readOnly)('GET', '/webhooks');
+		const r = await readOnly('GET', '/webhooks');
 		expect(r.status).toBe(403);
 		expect(r.body.error.code).toBe('forbidden_scope');
 	});
@@ -288,10 +285,7 @@ describe('deliveries', () => {
 		});
 		expect(rx.received[8].headers['webhook-id']).toBe(rx.received[0].headers['webhook-id']);
 		expect((await pro('POST', `/webhooks/deliveries/${d.id}/retry`)).status).toBe(409);
-		expect(
-			(await client(sb, sb.keys.otherWorkspace)('POST', `/webhooks/deliveries/${d.id}/retry`))
-				.status,
-		).toBe(404);
+		expect((await other('POST', `/webhooks/deliveries/${d.id}/retry`)).status).toBe(404);
 	});
 
 	it('disables the endpoint after 15 failed events in a row and notifies', async () => {
