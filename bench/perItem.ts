@@ -26,6 +26,7 @@ import {
 	importWorkflows,
 	type N8nWorkflow,
 } from '../test/e2e/n8n';
+import { client } from '../test/sandbox/helpers';
 import { fmt, log, machine, median, packBuilt, table } from './lib';
 
 const N = Number(process.argv[2] ?? 1000);
@@ -140,14 +141,12 @@ async function main() {
 	const homeParent = mkdtempSync(join(tmpdir(), 'mediagen-bench-b1-'));
 	try {
 		const key = sb.keys.pro;
-		const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-		const project = (await (
-			await fetch(`${sb.baseUrl}/projects`, {
-				method: 'POST',
-				headers,
-				body: JSON.stringify({ name: 'B1 bench project', description: 'per-item overhead' }),
+		const project = (
+			await client(sb, key)<{ id: string }>('POST', '/projects', {
+				name: 'B1 bench project',
+				description: 'per-item overhead',
 			})
-		).json()) as { id: string };
+		).body;
 		const asset = sb.control.createLargeAsset({
 			size: 4096,
 			filename: 'b1.png',

@@ -13,6 +13,7 @@
  */
 import { startSandbox } from '../sandbox';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
+import { client } from '../test/sandbox/helpers';
 
 const creates = Number(process.argv[2] ?? 300);
 const limit = Number(process.argv[3] ?? 120);
@@ -28,13 +29,8 @@ async function main() {
 	sb.control.setCredits('main', 1_000_000);
 	// the `get` variant reads one project, made first (one more request in the first window)
 	const project = reads
-		? ((await (
-				await fetch(`${sb.baseUrl}/projects`, {
-					method: 'POST',
-					headers: { authorization: `Bearer ${sb.keys.pro}`, 'content-type': 'application/json' },
-					body: JSON.stringify({ name: 'B3 reads' }),
-				})
-			).json()) as { id: string })
+		? (await client(sb, sb.keys.pro)<{ id: string }>('POST', '/projects', { name: 'B3 reads' }))
+				.body
 		: undefined;
 	const started = Date.now();
 	const result = await runWorkflow(
