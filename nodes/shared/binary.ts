@@ -16,6 +16,7 @@ import type {
 	IBinaryData,
 	IDataObject,
 	IExecuteFunctions,
+	IHttpRequestOptions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
@@ -255,6 +256,29 @@ function fileError(
 	);
 }
 
+/**
+ * One request to a signed storage URL (no MediaGen credential: the URL carries its signature).
+ * Gives the raw answer whatever its status, or why there was none; a cancelled execution ends it.
+ */
+async function signedUrlRequest(
+	ctx: MediaGenContext,
+	request: IHttpRequestOptions,
+	itemIndex?: number,
+): Promise<{ res?: RawResponse; failure: string }> {
+	try {
+		const res = (await ctx.helpers.httpRequest({
+			...request,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			abortSignal: cancelSignalOf(ctx),
+		})) as RawResponse;
+		return { res, failure: '' };
+	} catch (error) {
+		throwIfCancelled(ctx, itemIndex);
+		return { failure: (error as Error).message };
+	}
+}
+
 /** PUTs one part to its signed URL, retrying what may be retried; returns the part's ETag. */
 async function putPart(
 	ctx: IExecuteFunctions,
@@ -266,25 +290,21 @@ async function putPart(
 	const label = `part ${part.partNumber} of ${partCount}`;
 	for (let attempt = 0; ; attempt++) {
 		throwIfCancelled(ctx, itemIndex);
-		let failure = '';
 		let wait: number | undefined;
-		let res: RawResponse | undefined;
-		try {
-			res = (await ctx.helpers.httpRequest({
+		const sent = await signedUrlRequest(
+			ctx,
+			{
 				method: 'PUT',
 				url: part.url,
 				body,
 				headers: { 'content-type': 'application/octet-stream' },
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
 				// No redirects: the redirect follower would keep the body for replaying it.
 				disableFollowRedirect: true,
-				abortSignal: cancelSignalOf(ctx),
-			})) as RawResponse;
-		} catch (error) {
-			throwIfCancelled(ctx, itemIndex);
-			failure = (error as Error).message;
-		}
+			},
+			itemIndex,
+		);
+		const { res } = sent;
+		let { failure } = sent;
 		if (res && res.statusCode >= 200 && res.statusCode < 300) {
 			const etag = headerOf(res.headers, 'etag');
 			if (etag) return etag;
@@ -508,23 +528,14 @@ export async function downloadAssetToBinary(
 
 	for (let attempt = 0; ; attempt++) {
 		throwIfCancelled(ctx, itemIndex);
-		let failure = '';
 		let wait: number | undefined;
-		let res: RawResponse | undefined;
-		try {
-			res = (await ctx.helpers.httpRequest({
-				method: 'GET',
-				url: link.url,
-				encoding: 'stream',
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				abortSignal: cancelSignalOf(ctx),
-			})) as RawResponse;
-		} catch (error) {
-			if (cancelSignalOf(ctx)?.aborted) throw cancelled(ctx, itemIndex);
-			res = undefined;
-			failure = (error as Error).message;
-		}
+		const sent = await signedUrlRequest(
+			ctx,
+			{ method: 'GET', url: link.url, encoding: 'stream' },
+			itemIndex,
+		);
+		const { res } = sent;
+		let { failure } = sent;
 
 		if (res && res.statusCode >= 200 && res.statusCode < 300) {
 			const mimeType =
