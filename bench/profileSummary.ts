@@ -48,14 +48,17 @@ function profilesOf(path: string): string[] {
 
 function packageOf(url: string): string {
 	if (!url) return '(native/gc/idle)';
-	const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-	if (m) {
-		const all = [...url.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)];
-		return all[all.length - 1][1];
-	}
+	// the innermost node_modules package on the path
+	const packages = [...url.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)];
+	if (packages.length) return packages[packages.length - 1][1];
 	if (url.startsWith('node:')) return url.replace(/^node:internal\/([^/]+).*/, 'node:$1');
 	return url;
 }
+
+/** A function as `name file:line`, the file relative to its node_modules. */
+const frameKey = (cf: CallFrame) =>
+	`${cf.functionName || '(anonymous)'} ${cf.url.replace(/.*node_modules\//, '')}:${cf.lineNumber + 1}`;
+const re = matchArg ? new RegExp(matchArg) : undefined;
 
 const selfByPkg = new Map<string, number>();
 const selfByFn = new Map<string, number>();
@@ -67,7 +70,6 @@ for (const file of files) {
 	const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 	const parent = new Map<number, number>();
 	for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-	const re = matchArg ? new RegExp(matchArg) : undefined;
 	for (let i = 0; i < prof.samples.length; i++) {
 		const dt = (prof.timeDeltas[i + 1] ?? 0) / 1000;
 		const node = byId.get(prof.samples[i]);
@@ -77,13 +79,12 @@ for (const file of files) {
 		total += dt;
 		const pkg = packageOf(cf.url);
 		selfByPkg.set(pkg, (selfByPkg.get(pkg) ?? 0) + dt);
-		const key = `${cf.functionName || '(anonymous)'} ${cf.url.replace(/.*node_modules\//, '')}:${cf.lineNumber + 1}`;
+		const key = frameKey(cf);
 		selfByFn.set(key, (selfByFn.get(key) ?? 0) + dt);
 		if (re) {
 			const seen = new Set<string>();
 			for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
-				const f = byId.get(id)!.callFrame;
-				const k = `${f.functionName || '(anonymous)'} ${f.url.replace(/.*node_modules\//, '')}:${f.lineNumber + 1}`;
+				const k = frameKey(byId.get(id)!.callFrame);
 				if (re.test(k) && !seen.has(k)) {
 					seen.add(k);
 					inclByFn.set(k, (inclByFn.get(k) ?? 0) + dt);
