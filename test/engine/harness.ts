@@ -75,16 +75,6 @@ export class NodeTypes implements INodeTypes {
 
 const CREDENTIAL_TYPES: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
 
-/** Resolves `={{$credentials.x}}` templates the way n8n does for generic authentication. */
-function resolveTemplate(value: string, credentials: ICredentialDataDecryptedObject): string {
-	if (!value.startsWith('=')) return value;
-	return value
-		.slice(1)
-		.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) =>
-			String(credentials[key] ?? ''),
-		);
-}
-
 class CredentialsHelper extends ICredentialsHelper {
 	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
 		super();
@@ -99,14 +89,10 @@ class CredentialsHelper extends ICredentialsHelper {
 		typeName: string,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		// as n8n does for a credential whose authenticate is a function (MediaGen API's is)
 		const auth = CREDENTIAL_TYPES[typeName]?.authenticate;
-		if (!auth) return requestOptions;
-		if (typeof auth === 'function') return await auth(credentials, requestOptions);
-		const headers = { ...(requestOptions.headers ?? {}) };
-		for (const [name, value] of Object.entries(auth.properties.headers ?? {})) {
-			headers[name] = resolveTemplate(String(value), credentials);
-		}
-		return { ...requestOptions, headers };
+		if (typeof auth !== 'function') throw new Error(`No authenticate function for ${typeName}`);
+		return await auth(credentials, requestOptions);
 	}
 
 	async preAuthentication() {
