@@ -39,7 +39,12 @@ function resolve(from: string, name: string): string | undefined {
 test('the lock file records the dependency ranges of package.json (npm ci refuses it otherwise)', () => {
 	const top = lock.packages[''];
 	expect(lock.lockfileVersion).toBe(3);
-	for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const) {
+	for (const field of [
+		'dependencies',
+		'devDependencies',
+		'peerDependencies',
+		'optionalDependencies',
+	] as const) {
 		expect({ [field]: top[field] ?? {} }).toEqual({ [field]: pkg[field] ?? {} });
 	}
 });
@@ -61,9 +66,17 @@ test('every dependency and optional dependency in the lock resolves to a locked 
 });
 
 test('the native resolver bindings for Linux, macOS and Windows are in the lock', () => {
-	const bindings = Object.keys(lock.packages).filter((p) => p.startsWith('node_modules/@unrs/resolver-binding-'));
+	const bindings = Object.keys(lock.packages).filter((p) =>
+		p.startsWith('node_modules/@unrs/resolver-binding-'),
+	);
 	const names = bindings.map((p) => p.replace('node_modules/@unrs/resolver-binding-', ''));
 	expect(names).toEqual(
-		expect.arrayContaining(['linux-x64-gnu', 'linux-arm64-gnu', 'darwin-arm64', 'darwin-x64', 'win32-x64-msvc']),
+		expect.arrayContaining([
+			'linux-x64-gnu',
+			'linux-arm64-gnu',
+			'darwin-arm64',
+			'darwin-x64',
+			'win32-x64-msvc',
+		]),
 	);
 });
