@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- dev-only test code (real n8n e2e), never published: see package.json "files" */
 /**
  * One n8n-workflow whatever the install path (issue #18). For each path the packed package is
  * installed into a fresh n8n home, the copies of n8n-workflow in `~/.n8n/nodes` are counted, and a
