@@ -160,7 +160,9 @@ describeE2E('one n8n-workflow: install paths in a real n8n', () => {
 					const res = await fetch(`${n8n.url}/rest/community-packages`, {
 						method: 'POST',
 						headers: { 'content-type': 'application/json', cookie: owner.cookie },
-						body: JSON.stringify({ name: PACKAGE }),
+						// name@version as Settings → Community Nodes takes it (n8n 1.x compares the
+						// version it looks up with the one asked for, so 'latest' would not do there)
+						body: JSON.stringify({ name: `${PACKAGE}@${registry.version}` }),
 					});
 					const text = await res.text();
 					expect({ status: res.status, text }).toEqual({ status: 200, text: expect.any(String) });
@@ -248,6 +250,7 @@ async function localRegistry(tarball: string) {
 	await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 	return {
 		url,
+		version: pkg.version,
 		served,
 		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
