@@ -7,8 +7,12 @@
  * wait for all the run's jobs together (jobs.ts) → outputs: one per job, in item order, with
  * pairedItem; continue-on-fail per item and per job.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { NodeApiError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { binaryFileInfo, downloadAssetToBinary, uploadBinary } from './binary';
