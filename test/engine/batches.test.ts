@@ -414,7 +414,7 @@ describe('8. Return All at scale, cursors', () => {
 	test('manual paging: Limit with Include Next Cursor, then Start Cursor, until the cursor is null', async () => {
 		await projects(7);
 		const seen: unknown[] = [];
-		let cursor: unknown = '';
+		let cursor = '';
 		const pages: number[] = [];
 		do {
 			const { out, error } = await run(
@@ -424,7 +424,7 @@ describe('8. Return All at scale, cursors', () => {
 			expect(error).toBeUndefined();
 			pages.push(out.length);
 			seen.push(...out.map((o) => o.id));
-			cursor = out[out.length - 1]?.nextCursor;
+			cursor = String(out[out.length - 1]?.nextCursor ?? '');
 		} while (cursor);
 		expect(pages).toEqual([3, 3, 1]);
 		expect(new Set(seen).size).toBe(7);
