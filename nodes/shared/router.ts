@@ -325,8 +325,9 @@ function needsEstimate(p: Plan, runLimit: number): boolean {
 }
 
 /**
- * Phase 2, one item: the estimates it needs (free), sent before the run creates anything; Max
- * Credits per item checked. Returns the item's estimated cost when known.
+ * Phase 2, one item: the estimates it needs (free), sent before the run creates anything: a
+ * canvas run's confirmation (`estimateInto`, written into the body) and, where Max Credits or Max
+ * Credits per Run is set, the job's cost (kept in `plan.job.estimate`); Max Credits checked.
  */
 async function guardItem(ctx: IExecuteFunctions, p: Plan, runLimit: number): Promise<void> {
 	const { e, req, i } = p;
