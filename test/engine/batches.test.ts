@@ -306,6 +306,28 @@ describe("7. n8n's Retry of a failed execution never starts a job twice", () => 
 		expect(new Set(out.map((o) => o.id)).size).toBe(3);
 	});
 
+	test('without Wait for Completion: Retry returns the jobs the failed execution started as they were answered', async () => {
+		const cost = await costOfOne();
+		sb.control.setCredits('main', 2 * cost);
+		const workflow = chain(
+			[{}, {}, {}],
+			[mediaGen('MediaGen', generation({ waitForCompletion: false }))],
+		);
+		const failed = await runWorkflow(workflow, { credentials: creds() });
+		expect(failed.error?.message).toMatch(/^Not enough credits/);
+		const started = creates().slice(0, 2);
+		sb.control.setCredits('main', 10 * cost);
+		const retried = await retryExecution(workflow, failed.run, { credentials: creds() });
+		expect(retried.error).toBeUndefined();
+		const out = retried.json('MediaGen');
+		expect(out).toHaveLength(3);
+		expect(out.slice(0, 2).map((o) => o.idempotency_key)).toEqual(
+			started.map((c) => c.idempotencyKey),
+		);
+		expect(creates()).toHaveLength(4);
+		expect(new Set(out.map((o) => o.id)).size).toBe(3);
+	});
+
 	test('a timeout, then Retry once the jobs ended: no create, the outputs of the jobs already charged', async () => {
 		const cost = await costOfOne();
 		const before = balance();
