@@ -7,6 +7,7 @@
  * (`POST /rest/executions/:id/retry` as the logged-in owner): n8n runs the node again in a new
  * execution in mode `retry`. The sandbox must have charged once per item: items 1 and 2 are
  * collected, not created again; only item 3 is created. A new run then makes three new jobs.
+ * Also the issue's first report: four items, the fourth invalid, nothing sent for any item.
  *
  * Skipped unless MEDIAGEN_E2E=1. Needs a build (`npm run build`); `npm run test:e2e` does both.
  */
@@ -48,6 +49,27 @@ const WF = workflow('e2eRetryNoCharge', 'e2e: Retry of a failed execution charge
 	}),
 ]);
 
+/** The issue's first report: four items, the fourth with a 300-character title. */
+const INVALID_FOURTH = workflow('e2eBatchInvalid4', 'e2e: an invalid 4th item sends nothing', [
+	node(
+		'Four items',
+		'n8n-nodes-base.code',
+		{
+			jsCode:
+				"return [1, 2, 3, 4].map((n) => ({ json: { title: n === 4 ? 'x'.repeat(300) : `item ${n}` } }));",
+		},
+		{ typeVersion: 2 },
+	),
+	mg('Generate', {
+		resource: 'generation',
+		operation: 'create',
+		modelId: 'flux-pro',
+		tool: 'image',
+		prompt: 'e2e batch: a teapot',
+		additionalFields: { params: JSON.stringify(PARAMS), title: '={{ $json.title }}' },
+	}),
+]);
+
 interface ExecutionSummary {
 	id: string;
 	status: string;
@@ -67,7 +89,7 @@ describeE2E("n8n's Retry of a failed execution never charges twice (real n8n)", 
 			throw new Error('dist/ is not built: run `npm run build` first (npm run test:e2e does)');
 		workDir = mkdtempSync(path.join(tmpdir(), 'mediagen-e2e-retry-'));
 		ctx = await setupDemo(e2eDemoOptions(workDir));
-		await importWorkflows(ctx.home, [WF]);
+		await importWorkflows(ctx.home, [WF, INVALID_FOURTH]);
 	}, 30 * MIN);
 
 	afterAll(async () => {
@@ -93,6 +115,23 @@ describeE2E("n8n's Retry of a failed execution never charges twice (real n8n)", 
 		if (res.status !== 200) throw new Error(`${method} /rest${url}: HTTP ${res.status} ${text}`);
 		return (JSON.parse(text) as { data: T }).data;
 	}
+
+	test(
+		'four items, the fourth invalid: nothing is sent for any item, nothing charged',
+		async () => {
+			const before = balance();
+			sb().control.clearRequests();
+			const r = await executeWorkflow(ctx.home, INVALID_FOURTH.id, { timeoutMs: 5 * MIN });
+			expect(r.ok).toBe(false);
+			expect(r.error?.message).toBe('Title must be at most 200 characters, got 300');
+			expect(r.error?.description).toMatch(
+				/^Item 4 of 4\. Nothing was sent to MediaGen for any item/,
+			);
+			expect(sb().control.requests()).toHaveLength(0);
+			expect(balance()).toBe(before);
+		},
+		10 * MIN,
+	);
 
 	test(
 		'402 at item 3, credits topped up, Retry in n8n: one job per item, charged once per item',
