@@ -32,43 +32,33 @@ import { e2eDemoOptions, MIN, mg, node, workflow } from './workflows';
 
 const PARAMS = { sandbox: { durationMs: 3000 } };
 
-const WF = workflow('e2eRetryNoCharge', 'e2e: Retry of a failed execution charges once', [
-	node(
-		'Three items',
-		'n8n-nodes-base.code',
-		{ jsCode: 'return [1, 2, 3].map((n) => ({ json: { n } }));' },
-		{ typeVersion: 2 },
-	),
-	mg('Generate', {
-		resource: 'generation',
-		operation: 'create',
-		modelId: 'flux-pro',
-		tool: 'image',
-		prompt: 'e2e retry: a teapot on a wooden table',
-		additionalFields: { params: JSON.stringify(PARAMS) },
-	}),
-]);
+/** A Code node emitting items, then Generation → Create for each. */
+const batch = (id: string, name: string, jsCode: string, additionalFields: object = {}) =>
+	workflow(id, name, [
+		node('Items', 'n8n-nodes-base.code', { jsCode }, { typeVersion: 2 }),
+		mg('Generate', {
+			resource: 'generation',
+			operation: 'create',
+			modelId: 'flux-pro',
+			tool: 'image',
+			prompt: 'e2e batch: a teapot on a wooden table',
+			additionalFields: { params: JSON.stringify(PARAMS), ...additionalFields },
+		}),
+	]);
+
+const WF = batch(
+	'e2eRetryNoCharge',
+	'e2e: Retry of a failed execution charges once',
+	'return [1, 2, 3].map((n) => ({ json: { n } }));',
+);
 
 /** The issue's first report: four items, the fourth with a 300-character title. */
-const INVALID_FOURTH = workflow('e2eBatchInvalid4', 'e2e: an invalid 4th item sends nothing', [
-	node(
-		'Four items',
-		'n8n-nodes-base.code',
-		{
-			jsCode:
-				"return [1, 2, 3, 4].map((n) => ({ json: { title: n === 4 ? 'x'.repeat(300) : `item ${n}` } }));",
-		},
-		{ typeVersion: 2 },
-	),
-	mg('Generate', {
-		resource: 'generation',
-		operation: 'create',
-		modelId: 'flux-pro',
-		tool: 'image',
-		prompt: 'e2e batch: a teapot',
-		additionalFields: { params: JSON.stringify(PARAMS), title: '={{ $json.title }}' },
-	}),
-]);
+const INVALID_FOURTH = batch(
+	'e2eBatchInvalid4',
+	'e2e: an invalid 4th item sends nothing',
+	"return [1, 2, 3, 4].map((n) => ({ json: { title: n === 4 ? 'x'.repeat(300) : `item ${n}` } }));",
+	{ title: '={{ $json.title }}' },
+);
 
 interface ExecutionSummary {
 	id: string;
