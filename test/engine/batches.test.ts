@@ -328,6 +328,21 @@ describe("7. n8n's Retry of a failed execution never starts a job twice", () => 
 		expect(new Set(out.map((o) => o.id)).size).toBe(3);
 	});
 
+	test("n8n's Retry On Fail (node setting): the second try waits for the first try's jobs, no second create", async () => {
+		const cost = await costOfOne();
+		sb.control.setCredits('main', 2 * cost);
+		const r = await run(generation(), [{}, {}, {}], {
+			retryOnFail: true,
+			maxTries: 2,
+			waitBetweenTries: 0,
+		});
+		expect(r.error?.message).toMatch(/^Not enough credits/);
+		expect(r.error?.description).toMatch(/Jobs this run had already started \(2\)/);
+		// try 1: items 1 and 2 created, item 3 refused; try 2: only item 3 sent (refused again)
+		expect(creates()).toHaveLength(4);
+		expect(creates()[3].idempotencyKey).toBe(creates()[2].idempotencyKey);
+	});
+
 	test('a timeout, then Retry once the jobs ended: no create, the outputs of the jobs already charged', async () => {
 		const cost = await costOfOne();
 		const before = balance();
