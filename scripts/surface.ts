@@ -10,11 +10,13 @@
  * test/surface/<node>@<version>.json pins each released node version, test/surface/<credential>.json
  * the credential; test/unit/surface.test.ts compares them with the current descriptions.
  *
- *   tsx scripts/surface.ts --new   write the file of every node version that has none yet (a NEW
- *                                  version); an existing file is never overwritten
+ *   npm run surface:new   (--new) write the file of every node version that has none yet (a NEW
+ *                         version); an existing file is never overwritten
+ *   npm run surface:add   (--add) add new parameters and new option values to a pinned file; a
+ *                         file whose pinned content changed is never rewritten (exit code 1)
  *   tsx scripts/surface.ts         list the node versions and whether each one is pinned
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 import type {
@@ -178,17 +180,94 @@ export function surfaceFile(name: string): string {
 	return join(SURFACE_DIR, name);
 }
 
+export interface Difference {
+	/** `added`: a new parameter or a new option value, which saved workflows do not notice. */
+	kind: 'added' | 'changed';
+	text: string;
+}
+
+const isParameter = (v: unknown) => !!v && typeof v === 'object' && 'type' in v && 'default' in v;
+const isPrimitiveList = (v: unknown): v is Array<string | number | boolean> =>
+	Array.isArray(v) && v.every((x) => typeof x !== 'object');
+
+/**
+ * Where the current surface differs from the pinned one. A parameter that is new (in the node, a
+ * collection or a fixed collection) and a value added to an options list are `added`: a saved
+ * workflow does not have them and keeps working. Everything else (a removed or renamed parameter,
+ * a changed type, default, display condition, type option or required flag, a removed option
+ * value) is `changed`.
+ */
+export function differences(pinned: unknown, current: unknown, path = ''): Difference[] {
+	if (JSON.stringify(pinned) === JSON.stringify(current)) return [];
+	const show = (v: unknown) => JSON.stringify(v) ?? '(absent)';
+	if (pinned === undefined && isParameter(current)) {
+		return [{ kind: 'added', text: `${path}: new parameter ${show(current)}` }];
+	}
+	if (path.endsWith('["options"]') && isPrimitiveList(pinned) && isPrimitiveList(current)) {
+		const removed = pinned.filter((v) => !current.includes(v));
+		const added = current.filter((v) => !pinned.includes(v));
+		return [
+			...(removed.length
+				? [{ kind: 'changed' as const, text: `${path}: option values removed ${show(removed)}` }]
+				: []),
+			...(added.length
+				? [{ kind: 'added' as const, text: `${path}: option values added ${show(added)}` }]
+				: []),
+		];
+	}
+	if (
+		pinned &&
+		current &&
+		typeof pinned === 'object' &&
+		typeof current === 'object' &&
+		!Array.isArray(pinned) &&
+		!Array.isArray(current)
+	) {
+		const keys = [...new Set([...Object.keys(pinned), ...Object.keys(current)])];
+		return keys.flatMap((k) =>
+			differences(
+				(pinned as Record<string, unknown>)[k],
+				(current as Record<string, unknown>)[k],
+				`${path}[${JSON.stringify(k)}]`,
+			),
+		);
+	}
+	return [{ kind: 'changed', text: `${path || '(root)'}: ${show(pinned)} -> ${show(current)}` }];
+}
+
 if (require.main === module) {
-	const write = process.argv.includes('--new');
+	const writeNew = process.argv.includes('--new');
+	const writeAdded = process.argv.includes('--add');
+	const save = (file: string, surface: Json) =>
+		writeFileSync(file, `${JSON.stringify(surface, null, '\t')}\n`);
+	let refused = 0;
 	for (const [name, surface] of currentSurfaces()) {
 		const file = surfaceFile(name);
-		if (existsSync(file)) {
+		if (!existsSync(file)) {
+			if (writeNew) save(file, surface);
+			process.stdout.write(
+				writeNew ? `written  ${name}\n` : `MISSING  ${name} (npm run surface:new)\n`,
+			);
+			continue;
+		}
+		const diff = differences(JSON.parse(readFileSync(file, 'utf8')), surface);
+		const changed = diff.filter((d) => d.kind === 'changed');
+		if (!diff.length) {
 			process.stdout.write(`pinned   ${name}\n`);
-		} else if (write) {
-			writeFileSync(file, `${JSON.stringify(surface, null, '\t')}\n`);
-			process.stdout.write(`written  ${name}\n`);
+		} else if (changed.length) {
+			refused++;
+			process.stdout.write(`CHANGED  ${name}: make a new node version; not rewritten\n`);
+			for (const d of changed.slice(0, 10)) process.stdout.write(`  ${d.text}\n`);
+		} else if (writeAdded) {
+			save(file, surface);
+			process.stdout.write(
+				`added    ${name}: ${diff.length} new parameter(s) or option value(s) pinned\n`,
+			);
 		} else {
-			process.stdout.write(`MISSING  ${name} (tsx scripts/surface.ts --new)\n`);
+			process.stdout.write(
+				`NEW      ${name}: ${diff.length} new parameter(s) or option value(s) (npm run surface:add)\n`,
+			);
 		}
 	}
+	process.exitCode = refused ? 1 : 0;
 }

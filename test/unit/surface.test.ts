@@ -5,34 +5,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
-import { currentSurfaces, nodeSurface, SURFACE_DIR, surfaceFile } from '../../scripts/surface';
+import {
+	currentSurfaces,
+	differences,
+	nodeSurface,
+	SURFACE_DIR,
+	surfaceFile,
+} from '../../scripts/surface';
 
 const current = currentSurfaces();
 const pinned = readdirSync(SURFACE_DIR).filter((f) => f.endsWith('.json'));
-
-/** Where two JSON values differ, as `path: pinned -> current` lines. */
-function differences(a: unknown, b: unknown, path = ''): string[] {
-	if (JSON.stringify(a) === JSON.stringify(b)) return [];
-	if (
-		a &&
-		b &&
-		typeof a === 'object' &&
-		typeof b === 'object' &&
-		Array.isArray(a) === Array.isArray(b)
-	) {
-		const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-		return keys.flatMap((k) =>
-			differences(
-				(a as Record<string, unknown>)[k],
-				(b as Record<string, unknown>)[k],
-				`${path}[${JSON.stringify(k)}]`,
-			),
-		);
-	}
-	return [
-		`${path || '(root)'}: ${JSON.stringify(a) ?? '(absent)'} -> ${JSON.stringify(b) ?? '(absent)'}`,
-	];
-}
 
 test('every node version and the credential have a pinned surface, and every pinned one still exists', () => {
 	expect({ unpinned: [...current.keys()].filter((n) => !pinned.includes(n)) }).toEqual({
@@ -45,12 +27,21 @@ test('every node version and the credential have a pinned surface, and every pin
 test.each(pinned)('%s: the parameter surface is the pinned one', (name) => {
 	const saved = JSON.parse(readFileSync(surfaceFile(name), 'utf8')) as unknown;
 	const diff = differences(saved, current.get(name));
-	if (diff.length) {
+	const changed = diff.filter((d) => d.kind === 'changed').map((d) => d.text);
+	const added = diff.filter((d) => d.kind === 'added').map((d) => d.text);
+	const list = (lines: string[]) =>
+		`${lines.slice(0, 30).join('\n')}${lines.length > 30 ? `\n… ${lines.length - 30} more` : ''}`;
+	if (changed.length) {
 		throw new Error(
 			`A released node version's parameters changed (${name}): make a new node version ` +
 				`(a versioned node, the old version's description kept as it is) and pin it with ` +
-				`\`tsx scripts/surface.ts --new\`; never rewrite a pinned file.\n` +
-				`${diff.slice(0, 30).join('\n')}${diff.length > 30 ? `\n… ${diff.length - 30} more` : ''}`,
+				`\`npm run surface:new\`; a pinned file is never rewritten.\n${list(changed)}`,
+		);
+	}
+	if (added.length) {
+		throw new Error(
+			`New parameters or option values in ${name} (saved workflows keep working): pin them with ` +
+				`\`npm run surface:add\`.\n${list(added)}`,
 		);
 	}
 });
@@ -58,20 +49,24 @@ test.each(pinned)('%s: the parameter surface is the pinned one', (name) => {
 test('the check sees a renamed parameter, a new default, a changed display condition and a dropped option', () => {
 	const description = new MediaGenTrigger().description;
 	const base = nodeSurface(description, 2);
-	const changed = (edit: (p: (typeof description.properties)[number]) => void) => {
+	const kinds = (edit: (p: (typeof description.properties)[number]) => void) => {
 		const properties = description.properties.map((p) => ({ ...p }));
 		edit(properties.find((p) => p.name === 'registration')!);
-		return differences(base, nodeSurface({ ...description, properties }, 2));
+		return differences(base, nodeSurface({ ...description, properties }, 2)).map((d) => d.kind);
 	};
-	expect(changed((p) => (p.name = 'registrationMode')).length).toBeGreaterThan(0);
-	expect(changed((p) => (p.default = 'manual'))).toEqual([expect.stringContaining('"default"')]);
-	expect(changed((p) => (p.displayOptions = { show: { '@version': [2] } }))).toEqual([
-		expect.stringContaining('-> (absent)'),
-		expect.stringContaining('@version'),
+	expect(kinds((p) => (p.name = 'registrationMode'))).toEqual(['changed', 'added']);
+	expect(kinds((p) => (p.default = 'manual'))).toEqual(['changed']);
+	expect(kinds((p) => (p.required = true))).toEqual(['changed']);
+	expect(kinds((p) => (p.displayOptions = { show: { '@version': [2] } }))).toEqual([
+		'changed',
+		'added',
 	]);
-	expect(changed((p) => (p.options = p.options!.slice(1)))).not.toEqual([]);
+	expect(kinds((p) => (p.options = p.options!.slice(1)))).toEqual(['changed']);
+	expect(kinds((p) => (p.options = [...p.options!, { name: 'Later', value: 'later' }]))).toEqual([
+		'added',
+	]);
 	// wording is not part of the surface
-	expect(changed((p) => (p.displayName = 'Endpoint'))).toEqual([]);
+	expect(kinds((p) => (p.displayName = 'Endpoint'))).toEqual([]);
 });
 
 test('a parameter shown only from version 2 on is not part of version 1', () => {
@@ -85,5 +80,7 @@ test('a parameter shown only from version 2 on is not part of version 1', () => 
 	};
 	const withExtra = { ...description, properties: [...description.properties, extra] };
 	expect(differences(nodeSurface(description, 1), nodeSurface(withExtra, 1))).toEqual([]);
-	expect(differences(nodeSurface(description, 2), nodeSurface(withExtra, 2))).toHaveLength(1);
+	expect(
+		differences(nodeSurface(description, 2), nodeSurface(withExtra, 2)).map((d) => d.kind),
+	).toEqual(['added']);
 });
