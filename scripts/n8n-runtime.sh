@@ -203,6 +203,18 @@ EOF
   touch "$N8N_DIR/.npm-installed"
 fi
 [ -f "$N8N_BIN_PATH" ] || die "n8n not found at $N8N_BIN_PATH"
+# n8n's own Node range (engines.node), checked with npm's semver: a clear error here instead of
+# n8n refusing every command later ("Your Node.js version ... is currently not supported").
+NPM_SEMVER="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/semver"
+if [ -d "$NPM_SEMVER" ]; then
+  "$NODE_RUN" -e '
+    const [semver, pkg, node] = [require(process.argv[1]), require(process.argv[2]), process.argv[3]];
+    const range = (pkg.engines && pkg.engines.node) || "*";
+    if (!semver.satisfies(node, range)) {
+      console.error(`[n8n-runtime] ERROR: n8n ${pkg.version} needs Node ${range} (its engines.node); this runtime has Node ${node}`);
+      process.exit(1);
+    }' "$NPM_SEMVER" "$N8N_DIR/node_modules/n8n/package.json" "$NODE_VERSION" || exit 1
+fi
 
 # ---------------------------------------------------------------------------------
 # 3. Native addons that n8n needs at run time, built against the runtime Node's headers.

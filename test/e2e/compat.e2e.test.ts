@@ -22,7 +22,7 @@ import { e2eDemoOptions, MIN } from './workflows';
 
 const enabled = e2eEnabled && process.env.MEDIAGEN_E2E_MATRIX === '1';
 const describeMatrix = enabled ? describe : describe.skip;
-const entry = `n8n ${process.env.MEDIAGEN_N8N_VERSION ?? '2.40.7'} on Node ${process.env.MEDIAGEN_N8N_NODE ?? 'default'}`;
+const entry = `n8n ${process.env.MEDIAGEN_N8N_VERSION ?? '2.40.7'} on Node ${process.env.MEDIAGEN_N8N_NODE ?? '(its default)'}`;
 
 describeMatrix(`compatibility matrix: ${entry}`, () => {
 	let ctx: DemoContext;
