@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The packed package in a real n8n 2.40.7 (community package install, headless `n8n execute`,
  * and `n8n start` for the trigger), against a sandbox started here over real HTTP:
