@@ -18,7 +18,7 @@
 #   MEDIAGEN_N8N_NODE      the Node n8n runs on: a major (20, 22, 24: node-<os>-<arch> from the
 #                          npm registry) or "system" (the node on PATH). Default: 24 for n8n 2.x,
 #                          "system" for n8n 1.x.
-#   MEDIAGEN_NODE_VERSION  exact version of that registry Node (default per major below)
+#   MEDIAGEN_NODE_VERSION  exact version of that registry Node (defaults: 24.21.0, 22.23.3, 20.20.2)
 #   MEDIAGEN_NODE24_VERSION  the same for Node 24 only (kept for older callers; default 24.21.0)
 # Cache: <root>/n8n-<version> for Node 24, <root>/n8n-<version>-node<major|system> otherwise.
 set -euo pipefail
@@ -62,7 +62,7 @@ for arg in "$@"; do
   case "$arg" in
     --print-env) PRINT_ENV_ONLY=1 ;;
     --reinstall) REINSTALL=1 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "[n8n-runtime] unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
