@@ -219,7 +219,7 @@ async function runItem(ctx: IExecuteFunctions, e: Endpoint, i: number): Promise<
 		}
 		const started = startedJobs(await send(ctx, req, i));
 		if (!settings.waitForCompletion) return json(started, i);
-		const poll = { path: e.job.poll, within: e.job.within };
+		const poll = { ...e.job, path: e.job.poll };
 		return {
 			jobs: started.map((r) => pendingJob(i, r, poll, req.params, settings.timeoutMinutes)),
 			settings,

@@ -34,6 +34,11 @@ export interface MediaGenRequest {
 	/** Sent as the Idempotency-Key header; makes a POST safe to retry. */
 	idempotencyKey?: string;
 	itemIndex?: number;
+	/**
+	 * Sent after the execution was cancelled (cancelling its jobs at the service): its waits do
+	 * not end at the cancel. The caller bounds the time it spends.
+	 */
+	ignoreCancel?: boolean;
 }
 
 /** Retry policy; exported so tests and benchmarks can read it. */
@@ -68,6 +73,14 @@ export function retryAfterMs(header: unknown, now = Date.now()): number | undefi
 		ms = date - now;
 	}
 	return Math.min(Math.max(ms, 0), RETRY.maxRetryAfterSeconds * 1000);
+}
+
+/**
+ * The wait after a 429: Retry-After plus up to 10 % (at least 250 ms, at most 2 s) of random
+ * jitter, so that the requests a limit stopped together do not all come back in the same instant.
+ */
+export function retryAfterWithJitter(ms: number, random: () => number = Math.random): number {
+	return Math.round(ms + random() * Math.min(2000, Math.max(250, ms * 0.1)));
 }
 
 /** A request may be sent again after a server fault only when that cannot do the work twice. */
@@ -273,6 +286,7 @@ export async function mediaGenRequest<T = unknown>(
 
 	let limited = 0;
 	let faults = 0;
+	const pause = (ms: number) => (req.ignoreCancel ? sleep(ms) : cancellableSleep(ctx, ms));
 	for (;;) {
 		let res: FullResponse;
 		try {
@@ -281,7 +295,7 @@ export async function mediaGenRequest<T = unknown>(
 			})) as FullResponse;
 		} catch (error) {
 			if (safe && faults < RETRY.serverRetries) {
-				await cancellableSleep(ctx, backoffDelay(faults++));
+				await pause(backoffDelay(faults++));
 				continue;
 			}
 			throw networkError(ctx, error as Error, faults, req.itemIndex);
@@ -289,13 +303,14 @@ export async function mediaGenRequest<T = unknown>(
 		const status = res.statusCode;
 		if (status >= 200 && status < 300) return res.body as T;
 		if (status === 429 && limited < RETRY.rateLimitRetries) {
-			const wait = retryAfterMs(res.headers['retry-after']) ?? backoffDelay(limited);
+			const after = retryAfterMs(res.headers['retry-after']);
+			const wait = after === undefined ? backoffDelay(limited) : retryAfterWithJitter(after);
 			limited++;
-			await cancellableSleep(ctx, wait);
+			await pause(wait);
 			continue;
 		}
 		if (status >= 500 && safe && faults < RETRY.serverRetries) {
-			await cancellableSleep(ctx, backoffDelay(faults++));
+			await pause(backoffDelay(faults++));
 			continue;
 		}
 		throw toApiError(ctx, res, status === 429 ? limited : faults, req.itemIndex);
