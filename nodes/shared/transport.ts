@@ -119,6 +119,18 @@ export async function cancellableSleep(ctx: MediaGenContext, ms: number): Promis
 	}
 }
 
+/**
+ * The context as n8n's request helpers see it, without the execution's cancel signal: n8n's
+ * `httpRequestWithAuthentication` aborts requests on that signal when the context has
+ * `getExecutionCancelSignal`, and the requests that cancel jobs at the service after a Stop must
+ * still go out.
+ */
+function withoutCancelSignal<T extends object>(ctx: T): T {
+	return new Proxy(ctx, {
+		has: (target, key) => key !== 'getExecutionCancelSignal' && key in target,
+	});
+}
+
 interface FullResponse {
 	statusCode: number;
 	headers: Record<string, unknown>;
@@ -290,7 +302,8 @@ export async function mediaGenRequest<T = unknown>(
 	for (;;) {
 		let res: FullResponse;
 		try {
-			res = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL, options, {
+			const self = req.ignoreCancel ? withoutCancelSignal(ctx) : ctx;
+			res = (await ctx.helpers.httpRequestWithAuthentication.call(self, CREDENTIAL, options, {
 				credentialsDecrypted: await credentialOf(ctx),
 			})) as FullResponse;
 		} catch (error) {
