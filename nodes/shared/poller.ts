@@ -287,7 +287,7 @@ async function readOne(ctx: IExecuteFunctions, cap: RequestCap, job: PendingJob)
 		job.lastPollAt = at;
 		observe(ctx, job, job.within ? findWithin(polled, job.within, job.id) : polled, at);
 	} catch (error) {
-		if (ctx.getExecutionCancelSignal()?.aborted) throw error;
+		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error, job.itemIndex);
 		job.errorsInARow++;
 		if (job.errorsInARow > POLLING.transientErrors)
 			job.error = asNodeError(ctx, error, job.itemIndex);
@@ -457,7 +457,7 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 			afterLook(ctx, jobs, Date.now());
 		}
 	} catch (error) {
-		if (!ctx.getExecutionCancelSignal()?.aborted) throw error;
+		if (!ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
 		const what = await cancelAll(ctx, jobs);
 		throw new NodeOperationError(ctx.getNode(), `The execution was cancelled: ${what}`, {
 			description: 'Stopped while waiting for MediaGen jobs.',
@@ -470,7 +470,7 @@ async function sweepOrCount(ctx: IExecuteFunctions, cap: RequestCap, state: List
 	try {
 		await sweep(ctx, cap, state);
 	} catch (error) {
-		if (ctx.getExecutionCancelSignal()?.aborted) throw error;
+		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
 		const code = Number((error as NodeApiError).httpCode);
 		if (code >= 400 && code < 500 && code !== 429) {
 			state.unusable = true;
