@@ -253,17 +253,19 @@ function dueAt(jobs: PendingJob[], lastPollAt: number, all: PendingJob[]): numbe
 	return due;
 }
 
-/** After a look at the run: clocks of jobs waiting behind outside work, and timeouts. */
-function afterLook(ctx: IExecuteFunctions, all: PendingJob[], at: number): void {
+/**
+ * After a look: clocks of jobs waiting behind work outside the run, and timeouts of the jobs
+ * just seen (a job times out only on a look at or after its deadline).
+ */
+function afterLook(ctx: IExecuteFunctions, seen: PendingJob[], all: PendingJob[], at: number) {
 	const open = all.filter((j) => !settled(j));
 	const anyRunning = open.some((j) => j.record.status !== 'queued');
 	for (const j of open) {
-		if (j.record.status === 'queued') {
-			if (anyRunning) j.waitingSince = undefined;
-			else j.waitingSince ??= at;
-		}
-		if (at >= deadlineOf(j)) j.error = timeout(ctx, j);
+		if (j.record.status !== 'queued') continue;
+		if (anyRunning) j.waitingSince = undefined;
+		else j.waitingSince ??= at;
 	}
+	for (const j of seen) if (!settled(j) && at >= deadlineOf(j)) j.error = timeout(ctx, j);
 }
 
 function findWithin(parent: IDataObject, key: string, id: string): IDataObject {
@@ -273,7 +275,11 @@ function findWithin(parent: IDataObject, key: string, id: string): IDataObject {
 	return found;
 }
 
-async function readOne(ctx: IExecuteFunctions, cap: RequestCap, job: PendingJob): Promise<void> {
+async function readOne(
+	ctx: IExecuteFunctions,
+	cap: RequestCap,
+	job: PendingJob,
+): Promise<PendingJob[]> {
 	await cap.take(ctx);
 	job.polls++;
 	try {
@@ -286,6 +292,7 @@ async function readOne(ctx: IExecuteFunctions, cap: RequestCap, job: PendingJob)
 		job.errorsInARow = 0;
 		job.lastPollAt = at;
 		observe(ctx, job, job.within ? findWithin(polled, job.within, job.id) : polled, at);
+		return [job];
 	} catch (error) {
 		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error, job.itemIndex);
 		job.errorsInARow++;
@@ -293,6 +300,7 @@ async function readOne(ctx: IExecuteFunctions, cap: RequestCap, job: PendingJob)
 			job.error = asNodeError(ctx, error, job.itemIndex);
 		// look again after a backoff
 		else job.lastPollAt = Date.now() - nextPollDelay(0) + backoffDelay(job.errorsInARow);
+		return [];
 	}
 }
 
@@ -302,7 +310,11 @@ async function readOne(ctx: IExecuteFunctions, cap: RequestCap, job: PendingJob)
  * the service starts jobs oldest first); when the run's newest job seen is no longer queued,
  * the next sweep starts again from the newest page.
  */
-async function sweep(ctx: IExecuteFunctions, cap: RequestCap, state: ListState): Promise<void> {
+async function sweep(
+	ctx: IExecuteFunctions,
+	cap: RequestCap,
+	state: ListState,
+): Promise<PendingJob[]> {
 	const open = new Map(state.jobs.filter((j) => !settled(j)).map((j) => [j.id, j]));
 	const seen = new Set<string>();
 	const pages: Array<{ before?: string | number; ours: PendingJob[] }> = [];
@@ -332,7 +344,9 @@ async function sweep(ctx: IExecuteFunctions, cap: RequestCap, state: ListState):
 		if (!missing.length) break;
 		if (next === undefined || next === before) {
 			// not on the list (any more): read them one by one
-			for (const j of missing) await readOne(ctx, cap, j);
+			for (const j of missing) {
+				if ((await readOne(ctx, cap, j)).length) seen.add(j.id);
+			}
 			break;
 		}
 		before = next;
@@ -349,6 +363,7 @@ async function sweep(ctx: IExecuteFunctions, cap: RequestCap, state: ListState):
 	if (front > 0) state.from = pages[front - 1].before;
 	else if (front === 0 || unseenOpen) state.from = undefined;
 	else state.from = pages.find((p) => p.ours.some((j) => !settled(j)))?.before;
+	return state.jobs.filter((j) => seen.has(j.id));
 }
 
 /** Cancels the run's unsettled jobs at the service, within the cancel budget; says what happened. */
@@ -452,9 +467,10 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 			}
 			const wait = nextAt - Date.now();
 			if (wait > 0) await cancellableSleep(ctx, Number.isFinite(wait) ? wait : POLLING.maxMs);
-			if (nextList) await sweepOrCount(ctx, cap, nextList);
-			else if (nextSingle) await readOne(ctx, cap, nextSingle);
-			afterLook(ctx, jobs, Date.now());
+			let seen: PendingJob[] = [];
+			if (nextList) seen = await sweepOrCount(ctx, cap, nextList);
+			else if (nextSingle) seen = await readOne(ctx, cap, nextSingle);
+			afterLook(ctx, seen, jobs, Date.now());
 		}
 	} catch (error) {
 		if (!ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
@@ -466,20 +482,25 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 }
 
 /** A sweep whose failures count like a single read's (and a list the API refuses is given up). */
-async function sweepOrCount(ctx: IExecuteFunctions, cap: RequestCap, state: ListState) {
+async function sweepOrCount(
+	ctx: IExecuteFunctions,
+	cap: RequestCap,
+	state: ListState,
+): Promise<PendingJob[]> {
 	try {
-		await sweep(ctx, cap, state);
+		return await sweep(ctx, cap, state);
 	} catch (error) {
 		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
 		const code = Number((error as NodeApiError).httpCode);
 		if (code >= 400 && code < 500 && code !== 429) {
 			state.unusable = true;
-			return;
+			return [];
 		}
 		state.errorsInARow++;
 		state.from = undefined;
 		if (state.errorsInARow > POLLING.transientErrors) {
 			for (const j of state.jobs) if (!settled(j)) j.error = asNodeError(ctx, error, j.itemIndex);
 		} else state.lastPollAt = Date.now() - nextPollDelay(0) + backoffDelay(state.errorsInARow);
+		return [];
 	}
 }
