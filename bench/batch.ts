@@ -17,14 +17,13 @@
  * stays 60 real seconds); figures are scaled back to job time.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 
 import type { IDataObject } from 'n8n-workflow';
 
 import { POLLING } from '../nodes/shared/jobs';
 import { startSandbox } from '../sandbox';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
-import { collectGarbage, fmt, machine, procStatus } from './lib';
+import { fmt, machine, watchMemory } from './lib';
 
 const JOB_MS = 30_000;
 const PLAN_CONCURRENCY = 5;
@@ -168,7 +167,7 @@ async function returnAll(records: number): Promise<void> {
 		console.log('|---|---|');
 		console.log(`| output items | ${r.items} of ${records} |`);
 		console.log(
-			`| list requests (pages) | ${sb.control.requests({ path: '/v1/assets$' }).length} |`,
+			`| list requests (pages) | ${sb.control.requests({ path: '/v1/assets$' }).filter((r) => r.query.limit !== '10').length} |`,
 		);
 		console.log(`| wall time | ${fmt(r.seconds, 1)} s |`);
 		console.log(`| RSS before the run | ${fmt(r.baseline / MiB, 1)} MiB |`);
@@ -195,18 +194,13 @@ async function returnAllChild(task: { baseUrl: string; apiKey: string; records: 
 			],
 		);
 	await runWorkflow(workflow(false), { credentials }); // warm-up
-	collectGarbage();
-	await new Promise((resolve) => setTimeout(resolve, 200));
-	collectGarbage();
-	const baseline = procStatus().rss;
-	writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
-	let peak = baseline;
-	const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+	const watch = await watchMemory();
 	const started = process.hrtime.bigint();
 	const result = await runWorkflow(workflow(true), { credentials });
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-	clearInterval(sampler);
-	peak = Math.max(peak, procStatus().hwm, process.memoryUsage().rss);
+	const { sampledPeak, hwm } = watch.stop();
+	const baseline = watch.baseline;
+	const peak = Math.max(sampledPeak, hwm);
 	if (result.error) throw new Error(`Return All failed: ${result.error.message}`);
 	const items = result.items('All').length;
 	process.stdout.write(`RESULT ${JSON.stringify({ items, seconds, baseline, peak })}\n`);

@@ -12,12 +12,11 @@
  *     | { op: 'upload', baseUrl, apiKey, storagePath, size, seed }
  */
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 import type { IBinaryData } from 'n8n-workflow';
 
-import { collectGarbage, procStatus } from './lib';
+import { watchMemory } from './lib';
 
 interface Task {
 	op: 'download' | 'upload';
@@ -91,23 +90,12 @@ async function main() {
 		);
 	}
 
-	collectGarbage();
-	await new Promise((resolve) => setTimeout(resolve, 200));
-	collectGarbage();
-	const baseline = procStatus().rss;
-	writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
-	let sampledPeak = baseline;
-	let samples = 0;
-	const sampler = setInterval(() => {
-		sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
-		samples++;
-	}, 20);
+	const watch = await watchMemory();
+	const baseline = watch.baseline;
 	const started = process.hrtime.bigint();
 	const result = await harness.runWorkflow(workflow, { credentials });
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-	clearInterval(sampler);
-	const { hwm } = procStatus();
-	sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
+	const { sampledPeak, hwm, samples } = watch.stop();
 
 	if (result.error) throw new Error(`workflow failed: ${result.error.message}`);
 	const out: Record<string, unknown> = {

@@ -3,7 +3,7 @@
  * queue time; the run's jobs are polled together with list requests; Stop cancels them at the
  * service and nothing is charged for them. Against the sandbox over real HTTP, through n8n-core.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { CANCEL, POLLING } from '../../nodes/shared/jobs';
 import { client, until } from '../sandbox/helpers';
@@ -14,7 +14,7 @@ import { fastJobs, useSandbox } from './setup';
 const { sb, creds, runOne } = useSandbox({ timeScale: 1 });
 fastJobs();
 
-const generation = (durationMs: number, options: IDataObject = {}) => ({
+const generation = (durationMs: number, options: INodeParameters = {}): INodeParameters => ({
 	resource: 'generation',
 	operation: 'create',
 	modelId: 'test-model',
