@@ -201,6 +201,9 @@ class RequestCap {
 	}
 }
 
+/** Records newer than the run's oldest queued job on its page that spare reading the page above. */
+const QUEUED_MARGIN = 10;
+
 /** Where the next list sweep starts, learned from the previous one. */
 interface ListState {
 	path: string;
@@ -317,7 +320,9 @@ async function sweep(
 ): Promise<PendingJob[]> {
 	const open = new Map(state.jobs.filter((j) => !settled(j)).map((j) => [j.id, j]));
 	const seen = new Set<string>();
-	const pages: Array<{ before?: string | number; ours: PendingJob[] }> = [];
+	// each page read: its `before`, and the run's jobs on it with their place (0 = newest)
+	const pages: Array<{ before?: string | number; ours: Array<{ job: PendingJob; at: number }> }> =
+		[];
 	let before = state.from;
 	let top: number | undefined;
 	for (;;) {
@@ -327,14 +332,14 @@ async function sweep(
 		const response = await mediaGenRequest(ctx, { method: 'GET', path: state.path, qs });
 		const at = Date.now();
 		const { records, next } = pageOf(response);
-		const ours: PendingJob[] = [];
-		for (const record of records) {
+		const ours: Array<{ job: PendingJob; at: number }> = [];
+		for (const [place, record] of records.entries()) {
 			const job = open.get(String(record.id));
 			if (!job) continue;
 			job.polls++;
 			observe(ctx, job, record, at);
 			seen.add(job.id);
-			ours.push(job);
+			ours.push({ job, at: place });
 		}
 		if (state.from !== undefined && top === undefined) top = timeOf(records[0]?.created_at);
 		pages.push({ before, ours });
@@ -353,16 +358,20 @@ async function sweep(
 	}
 	state.lastPollAt = Date.now();
 	state.errorsInARow = 0;
-	// The next sweep starts one page above the page of the oldest job still queued: jobs start
-	// oldest first, so older pages hold what changes and newer ones what is still queued.
+	// The next sweep starts at the page of the oldest job still queued, or one page above when
+	// fewer than QUEUED_MARGIN newer records share its page: jobs start oldest first, so older
+	// pages hold what changes and newer ones what is still queued.
 	let front = -1;
+	let place = 0;
 	for (let p = pages.length - 1; p >= 0 && front < 0; p--) {
-		if (pages[p].ours.some((j) => j.record.status === 'queued')) front = p;
+		const queued = pages[p].ours.filter((o) => o.job.record.status === 'queued');
+		if (queued.length) [front, place] = [p, Math.max(...queued.map((o) => o.at))];
 	}
 	const unseenOpen = [...open.values()].some((j) => !seen.has(j.id) && !settled(j));
-	if (front > 0) state.from = pages[front - 1].before;
+	if (front >= 0 && place >= QUEUED_MARGIN) state.from = pages[front].before;
+	else if (front > 0) state.from = pages[front - 1].before;
 	else if (front === 0 || unseenOpen) state.from = undefined;
-	else state.from = pages.find((p) => p.ours.some((j) => !settled(j)))?.before;
+	else state.from = pages.find((p) => p.ours.some((o) => !settled(o.job)))?.before;
 	return state.jobs.filter((j) => seen.has(j.id));
 }
 

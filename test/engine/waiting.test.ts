@@ -118,6 +118,19 @@ describe('polling cost does not grow with the batch', () => {
 		expect(sb.control.requests({ method: 'GET', path: '/generations/[^/]+$' })).toHaveLength(0);
 	});
 
+	test('300 jobs queued 25 at a time: all delivered, read from the page of the oldest waiting ones', async () => {
+		sb.control.setConfig({ concurrentJobs: 25 });
+		sb.control.setCredits('main', 10_000);
+		const { out, error } = await runOne(mediaGen('G', generation(200)), items(300));
+		expect(error).toBeUndefined();
+		expect(out.filter((o) => o.status === 'completed')).toHaveLength(300);
+		const list = sb.control.requests({ method: 'GET', path: '/generations$' });
+		// a look reads from a remembered cursor, not always from the newest of the 3 pages
+		expect(list.filter((r) => r.query.before !== undefined).length).toBeGreaterThan(0);
+		expect(list.length / 300).toBeLessThan(1.5);
+		expect(sb.control.requests({ method: 'GET', path: '/generations/[^/]+$' })).toHaveLength(0);
+	});
+
 	test('the poller keeps under its own request cap', async () => {
 		const saved = { ...POLLING };
 		// a cap of 5 requests per 2 × maxMs (400 ms) while 1 s jobs are polled every 20 ms
