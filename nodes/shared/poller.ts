@@ -9,9 +9,10 @@
  *   100 records (`status=all`, newest first), read from the page that holds the run's oldest
  *   waiting jobs down to its oldest unsettled one; the others are read one by one.
  * - Polls are due at a tenth of a job's running time (between `minMs` and `maxMs`), at its
- *   deadline (a last poll), and, while the run still has queued jobs, not before the shortest
- *   running time seen among its finished jobs: then nothing is delivered earlier anyway, as the
- *   node outputs when the last job ends.
+ *   deadline (a last poll), and just after the end that the run's finished jobs predict (their
+ *   shortest running time). While the run still has queued jobs, a running job is not looked at
+ *   before that predicted end: nothing is delivered earlier anyway, as the node outputs when the
+ *   last job ends.
  * - The poller sends at most `requestsPerWindow` requests per `2 × maxMs` (40 a minute at the
  *   default bounds), a third of the service's 120 a minute per key, leaving the rest to creates
  *   and to other workflows on the key.
@@ -81,7 +82,7 @@ export interface PendingJob {
 }
 
 /** Statuses after which a job changes no more; anything else is still running. */
-export const DONE = new Set(['completed', 'failed', 'cancelled']);
+const DONE = new Set(['completed', 'failed', 'cancelled']);
 
 /** Fills `{jobId}` and the request's path parameters into a path template. */
 export function jobPath(template: string, jobId: string, params: Record<string, string>): string {
