@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * B7, batches: one node run of N generations × 30 s on the Pro plan (5 at a time), default node
  * options, through n8n-core's engine (in-process, test/engine/harness.ts) against the sandbox
