@@ -24,7 +24,13 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { pageOf } from './listSearch';
-import { asNodeError, backoffDelay, cancellableSleep, mediaGenRequest } from './transport';
+import {
+	asNodeError,
+	backoffDelay,
+	cancellableSleep,
+	isNodeError,
+	mediaGenRequest,
+} from './transport';
 
 /** Polling bounds; exported so tests and benchmarks can read and scale them. */
 export const POLLING = {
@@ -399,7 +405,7 @@ async function cancelAll(ctx: IExecuteFunctions, jobs: PendingJob[]): Promise<st
 				j.record = record;
 				cancelled.push(j.id);
 			} catch (error) {
-				const status = error instanceof NodeApiError ? ` (${error.message})` : '';
+				const status = isNodeError(error) ? ` (${error.message})` : '';
 				notCancelled.push(`${j.id}${status}`);
 			} finally {
 				sending.delete(j);
