@@ -393,7 +393,7 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 			default: 10,
 			typeOptions: { minValue: 1, maxValue: 1440 },
 			description:
-				'How long to wait for completion. The job keeps running at MediaGen after a timeout; for long jobs consider the MediaGen Trigger.',
+				"How long each job may run while the node waits, counted from when it leaves MediaGen's queue (time queued behind the run's own jobs does not count). The job keeps running at MediaGen after a timeout and may still be charged; for long jobs consider the MediaGen Trigger.",
 		});
 	}
 	if (e.idempotent) {

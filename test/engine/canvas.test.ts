@@ -7,10 +7,12 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import type { TestNode } from './harness';
+import { chain, startWorkflow } from './harness';
+import { until } from '../sandbox/helpers';
 import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
 const canvas = nodeFactory(new MediaGenCanvas());
-const { sb, flow, runOne } = useSandbox();
+const { sb, creds, flow, runOne } = useSandbox();
 fastJobs();
 
 const run = (parameters: INodeParameters, node: Partial<TestNode> = {}, items?: IDataObject[]) =>
@@ -355,5 +357,34 @@ describe('run', () => {
 			{ continueOnFail: true },
 		);
 		expect(again.out[0].error).toBeDefined();
+	});
+
+	test('Stop while a run is waited for cancels the run at the service: nothing charged', async () => {
+		const id = await workflowWith({
+			nodes: [
+				node('p', 'prompt', { text: 'slow' }),
+				node('a', 'image_gen', { sandbox: { durationMs: 600_000 } }),
+			],
+			edges: [edge('e', 'p', 'a')],
+		});
+		const started = startWorkflow(
+			chain(
+				[{}],
+				[canvas('Canvas', { resource: 'run', operation: 'start', canvasWorkflowId: rl(id) })],
+			),
+			{ credentials: creds() },
+		);
+		// the node is waiting: it has read the run at least once
+		await until(
+			() => sb.control.requests({ method: 'GET', path: '/canvas/runs/[^/]+$' }).length > 0,
+			20_000,
+		);
+		started.cancel();
+		const result = await started.done;
+		expect(result.run.status).toBe('canceled');
+		const cancels = sb.control.requests({ method: 'POST', path: '/canvas/runs/[^/]+/cancel$' });
+		expect(cancels.map((r) => r.status)).toEqual([200]);
+		expect(balance()).toBe(1000);
+		expect(sb.control.credits('main').reserved).toBe(0);
 	});
 });
