@@ -301,12 +301,14 @@ describe('character jobs', () => {
 	it('a failed or cancelled character job returns its reservation', async () => {
 		const c = await newCharacter();
 		const before = balance();
+		sb.control.holdJobs(); // reserved and not yet failed when the balance is read
 		const failing = await pro('POST', `/characters/${c.id}/generate`, {
 			modelId: 'm',
 			params: { sandbox: { fail: 'boom' } },
 		});
 		expect(failing.status).toBe(201);
 		expect(balance()).toBe(before - 4);
+		sb.control.releaseJobs();
 		const failed = await settled(failing.body.id);
 		expect(failed).toMatchObject({ status: 'failed', error: { message: 'boom' } });
 		sb.control.holdJobs(); // still queued when the cancel arrives
