@@ -332,12 +332,10 @@ describe('run', () => {
 
 	test('start without waiting, then cancel: reservations come back', async () => {
 		const id = await workflowWith({
-			nodes: [
-				node('p', 'prompt', { text: 'slow' }),
-				node('a', 'image_gen', { sandbox: { durationMs: 600_000 } }),
-			],
+			nodes: [node('p', 'prompt', { text: 'slow' }), node('a', 'image_gen')],
 			edges: [edge('e', 'p', 'a')],
 		});
+		sb.control.holdJobs(); // still running when the cancel arrives
 		const started = await run({
 			resource: 'run',
 			operation: 'start',
@@ -345,12 +343,16 @@ describe('run', () => {
 			waitForCompletion: false,
 		});
 		expect(['queued', 'running']).toContain(started.out[0].status);
+		// move the held run on until its image step has reserved credits (a tick or two)
+		for (let i = 0; i < 5 && sb.control.credits('main').reserved === 0; i++) sb.control.stepJobs();
+		expect(sb.control.credits('main').reserved).toBeGreaterThan(0);
 		const cancelled = await run({
 			resource: 'run',
 			operation: 'cancel',
 			runId: String(started.out[0].id),
 		});
 		expect(cancelled.out[0].status).toBe('cancelled');
+		sb.control.releaseJobs();
 		expect(balance()).toBe(1000);
 		const again = await run(
 			{ resource: 'run', operation: 'cancel', runId: String(started.out[0].id) },
