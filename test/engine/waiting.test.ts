@@ -141,9 +141,13 @@ describe('polling cost does not grow with the batch', () => {
 			const times = sb.control
 				.requests({ method: 'GET', path: '/generations$' })
 				.map((r) => Date.parse(r.time));
-			for (let i = 5; i < times.length; i++) {
-				expect(times[i] - times[i - 5]).toBeGreaterThanOrEqual(400 - 5);
-			}
+			// The cap holds on send times: 5 per 400 ms. The sandbox logs arrival times, which a
+			// loaded machine shifts by scheduling delays, so the whole span is counted (with 200 ms of
+			// slack) rather than each window. Without the cap, polls every 20 ms for 1 s jobs give
+			// several times this bound.
+			expect(times.length).toBeGreaterThan(5);
+			const span = times[times.length - 1] - times[0];
+			expect(times.length).toBeLessThanOrEqual(5 * (Math.floor((span + 200) / 400) + 1));
 		} finally {
 			Object.assign(POLLING, saved);
 		}
