@@ -34,10 +34,10 @@ async function generations(): Promise<IDataObject[]> {
 const ms = (iso: unknown) => Date.parse(String(iso));
 
 describe('the clock counts running time, not queue time', () => {
-	test('one job at a time, 8 jobs of 300 ms, timeout 0.01 min (600 ms): all 8 delivered', async () => {
+	test('one job at a time, 8 jobs of 300 ms, timeout 0.02 min (1.2 s): all 8 delivered', async () => {
 		sb.control.setConfig({ concurrentJobs: 1 });
 		const { out, error } = await runOne(
-			mediaGen('G', generation(300, { timeoutMinutes: 0.01 })),
+			mediaGen('G', generation(300, { timeoutMinutes: 0.02 })),
 			items(8),
 		);
 		expect(error).toBeUndefined();
@@ -45,7 +45,7 @@ describe('the clock counts running time, not queue time', () => {
 		expect(out.every((o) => o.status === 'completed')).toBe(true);
 		// the test means something: the last job waited in the queue far longer than the timeout
 		const last = out[7];
-		expect(ms(last.started_at) - ms(last.created_at)).toBeGreaterThan(600 * 2);
+		expect(ms(last.started_at) - ms(last.created_at)).toBeGreaterThan(1200);
 		// and the service ran them one at a time
 		const spans = out
 			.map((o) => [ms(o.started_at), ms(o.completed_at)])
@@ -188,12 +188,13 @@ describe('Stop cancels the jobs at the service', () => {
 	test('the cancel budget bounds the time spent; jobs not reached are named', async () => {
 		const saved = { ...CANCEL };
 		Object.assign(CANCEL, { budgetMs: 300, inFlight: 1 });
-		// every cancel answers after 1 s: the budget (300 ms) ends first
+		// every cancel answers after 2.5 s: the budget (300 ms) ends first (the bound below leaves
+		// room for a loaded machine and still fails if the node waited for even one answer)
 		sb.control.addFault({
 			kind: 'delay',
 			method: 'POST',
 			path: '/cancel$',
-			delayMs: 1000,
+			delayMs: 2500,
 			count: 3,
 		});
 		try {
@@ -207,7 +208,7 @@ describe('Stop cancels the jobs at the service', () => {
 			const at = Date.now();
 			started.cancel();
 			const result = await started.done;
-			expect(Date.now() - at).toBeLessThan(300 + 1000);
+			expect(Date.now() - at).toBeLessThan(2000);
 			expect(result.run.status).toBe('canceled');
 			const message = result.taskData('G')?.error?.message ?? '';
 			expect(message).toMatch(
