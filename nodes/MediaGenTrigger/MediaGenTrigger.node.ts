@@ -15,6 +15,9 @@
  */
 import type {
 	IBinaryData,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
 	IDataObject,
 	IHookFunctions,
 	INodeExecutionData,
@@ -56,6 +59,14 @@ export const REPLAY_LIMITS = {
 	memory: { maxEntries: 10_000, ttlSeconds: 3600 },
 	staticData: { maxEntries: 1000, ttlSeconds: 3600 },
 };
+
+/**
+ * Downloads of event outputs run inside the webhook request (n8n's main or webhook process, before
+ * the execution starts, outside its cancellation): they are capped. A larger file is not fetched;
+ * the item says so and the workflow can download it with MediaGen → Asset → Download, inside the
+ * execution (streamed, cancel-aware). Exported so tests can lower it.
+ */
+export const TRIGGER_DOWNLOADS = { maxBytes: 100 * 1024 * 1024 };
 
 type Slot = 'production' | 'test';
 
@@ -195,19 +206,44 @@ function explain(error: unknown): unknown {
 	return error;
 }
 
-/** Manual mode: the pasted secret must be usable (checked on activation, never echoed). */
-function checkManualSecret(ctx: IHookFunctions): void {
-	const secret = String(ctx.getNodeParameter('signingSecret', '') ?? '');
+/** The credential type holding manual mode's secrets (node version 3 and later). */
+export const SECRET_CREDENTIAL = 'mediaGenWebhookSecretApi';
+
+/** Version 3 keeps manual mode's secrets in a credential; 1 and 2 in the node's parameter. */
+const secretsInCredential = (ctx: Ctx) => ctx.getNode().typeVersion >= 3;
+
+/**
+ * Manual mode's signing secret for a slot: the credential's test or production secret (version 3),
+ * or the secret pasted into the node (versions 1 and 2, which have one endpoint for both URLs).
+ */
+async function manualSecret(ctx: Ctx, slot: Slot): Promise<{ secret: string; name: string }> {
+	if (!secretsInCredential(ctx))
+		return {
+			secret: String(ctx.getNodeParameter('signingSecret', '') ?? ''),
+			name: 'The Signing Secret',
+		};
+	const data = await ctx.getCredentials(SECRET_CREDENTIAL);
+	return slot === 'test'
+		? { secret: String(data.testSecret ?? ''), name: 'The Test Signing Secret of the credential' }
+		: {
+				secret: String(data.productionSecret ?? ''),
+				name: 'The Production Signing Secret of the credential',
+			};
+}
+
+/** Manual mode: the secret must be usable (checked on activation and on listen, never echoed). */
+async function checkManualSecret(ctx: IHookFunctions, slot: Slot): Promise<void> {
+	const { secret, name } = await manualSecret(ctx, slot);
 	if (!isValidSecret(secret))
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'The Signing Secret must be the whsec_ secret MediaGen showed when the endpoint was created',
+			`${name} must be the whsec_ secret MediaGen showed when the endpoint was created`,
 		);
 }
 
 async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(this)) {
-		checkManualSecret(this);
+		await checkManualSecret(this, hookSlot(this, webhookUrl(this)) ?? slotOf(this));
 		return true; // manual mode: nothing is registered
 	}
 	const url = webhookUrl(this);
@@ -464,7 +500,15 @@ const properties: INodeProperties[] = [
 		name: 'manualNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { registration: ['manual'] } },
+		displayOptions: { show: { registration: ['manual'], '@version': [1, 2] } },
+	},
+	{
+		displayName:
+			"In MediaGen's settings (Webhooks), create an endpoint with this node's Production URL and choose its events; put the signing secret it shows once into a MediaGen Webhook Secret credential. For test events, make a second endpoint with the Test URL and put its secret in the credential's Test Signing Secret.",
+		name: 'manualCredentialNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { registration: ['manual'], '@version': [3] } },
 	},
 	{
 		displayName: 'Signing Secret',
@@ -475,7 +519,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'whsec_...',
 		description: 'The secret MediaGen showed when the endpoint was created (starts with whsec_)',
-		displayOptions: { show: { registration: ['manual'] } },
+		displayOptions: { show: { registration: ['manual'], '@version': [1, 2] } },
 	},
 	{
 		displayName: 'Options',
@@ -499,7 +543,7 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to download the outputs of Generation Completed (and the asset of Export Completed) as binary data. The request is answered before the download starts.',
+					'Whether to download the outputs of Generation Completed (and the asset of Export Completed) as binary data, up to 100 MB each (larger files: use MediaGen → Asset → Download after the trigger). The request is answered before the download starts.',
 				displayOptions: { show: { '/registration': ['automatic'] } },
 			},
 			{
@@ -532,8 +576,10 @@ export class MediaGenTrigger implements INodeType {
 		// Version 2 changes nothing in the node: it tells n8n (2.40) not to evaluate, for every
 		// request, the expression it reads a version 1 webhook node's "binaryData" option with,
 		// which needs an expression isolate (bench/README.md, B6). Both versions behave the same.
-		version: [1, 2],
-		defaultVersion: 2,
+		// Version 3 moves manual mode's signing secret out of the workflow into a credential of its
+		// own (MediaGen Webhook Secret), with a second secret for the Test URL.
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle:
 			'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}',
 		description:
@@ -546,6 +592,14 @@ export class MediaGenTrigger implements INodeType {
 				name: 'mediaGenApi',
 				required: true,
 				displayOptions: { show: { registration: ['automatic'] } },
+			},
+			{
+				name: 'mediaGenWebhookSecretApi',
+				required: true,
+				testedBy: 'webhookSecretTest',
+				displayOptions: {
+					show: { registration: ['manual'], '@version': [3] },
+				},
 			},
 		],
 		webhooks: [
@@ -560,6 +614,29 @@ export class MediaGenTrigger implements INodeType {
 			},
 		],
 		properties,
+	};
+
+	methods = {
+		credentialTest: {
+			/** The secrets cannot be checked with MediaGen (it never shows them again): their form is. */
+			async webhookSecretTest(
+				this: ICredentialTestFunctions,
+				credential: ICredentialsDecrypted,
+			): Promise<INodeCredentialTestResult> {
+				const data = credential.data ?? {};
+				const problems = [
+					isValidSecret(String(data.productionSecret ?? ''))
+						? undefined
+						: 'The Production Signing Secret is not a whsec_ secret',
+					data.testSecret && !isValidSecret(String(data.testSecret))
+						? 'The Test Signing Secret is not a whsec_ secret'
+						: undefined,
+				].filter(Boolean);
+				return problems.length
+					? { status: 'Error', message: problems.join('; ') }
+					: { status: 'OK', message: 'The signing secrets have the whsec_ form' };
+			},
+		},
 	};
 
 	webhookMethods = {
@@ -589,7 +666,7 @@ export class MediaGenTrigger implements INodeType {
 		const automatic = isAutomatic(this);
 		const secret = automatic
 			? (storedEndpoint(this, slotOf(this))?.secret ?? '')
-			: String(this.getNodeParameter('signingSecret', '') ?? '');
+			: (await manualSecret(this, slotOf(this))).secret;
 		const rawBody = await rawBodyOf(this);
 		if (!rawBody) return refuse(this, 401, 'The raw request body is not available');
 		const headers = this.getHeaderData();
@@ -652,6 +729,9 @@ export class MediaGenTrigger implements INodeType {
 			try {
 				const result = await downloadAssetToBinary(this, assetId, {
 					propertyName: binaryPropertyName(prefix, index),
+					maxBytes: TRIGGER_DOWNLOADS.maxBytes,
+					tooLargeHint:
+						'The trigger downloads files up to this size only. Turn Download Files off and add MediaGen → Asset → Download after the trigger: it streams any size inside the execution.',
 				});
 				binary[result.propertyName] = result.binary;
 			} catch (error) {

@@ -141,7 +141,10 @@ export interface TestNode {
 }
 
 export interface RunOptions {
-	credentials: { mediaGenApi: { apiKey: string; baseUrl: string } };
+	credentials: {
+		mediaGenApi: { apiKey: string; baseUrl: string };
+		mediaGenWebhookSecretApi?: { productionSecret: string; testSecret?: string };
+	};
 	executionId?: string;
 }
 

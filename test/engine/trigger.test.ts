@@ -6,10 +6,15 @@
  */
 import { dirname } from 'node:path';
 
-import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
-import { EVENT_TYPES, MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import {
+	EVENT_TYPES,
+	MediaGenTrigger,
+	TRIGGER_DOWNLOADS,
+} from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { useSandbox } from './setup';
 import { FakeN8n, type ReceivedRequest } from './triggerHarness';
 
@@ -94,9 +99,14 @@ async function fakeN8n(
 	parameters: INodeParameters,
 	queueMode = false,
 	apiKey = sb.keys.pro,
+	version: {
+		typeVersion?: number;
+		secrets?: { productionSecret: string; testSecret?: string };
+	} = {},
 ): Promise<FakeN8n> {
 	const n8n = await FakeN8n.start({
-		credentials: creds(apiKey),
+		credentials: { ...creds(apiKey), mediaGenWebhookSecretApi: version.secrets },
+		typeVersion: version.typeVersion,
 		parameters,
 		queueMode,
 	});
@@ -152,9 +162,69 @@ describe('description', () => {
 				required: true,
 				displayOptions: { show: { registration: ['automatic'] } },
 			},
+			{
+				name: 'mediaGenWebhookSecretApi',
+				required: true,
+				testedBy: 'webhookSecretTest',
+				displayOptions: { show: { registration: ['manual'], '@version': [3] } },
+			},
 		]);
+		// versions 1 and 2 keep their pasted secret parameter; version 3 (default) has none
+		expect(description.version).toEqual([1, 2, 3]);
+		expect(description.defaultVersion).toBe(3);
 		const secret = description.properties.find((p) => p.name === 'signingSecret');
-		expect(secret?.typeOptions?.password).toBe(true);
+		expect(secret).toMatchObject({
+			type: 'string',
+			default: '',
+			required: true,
+			typeOptions: { password: true },
+			displayOptions: { show: { registration: ['manual'], '@version': [1, 2] } },
+		});
+	});
+
+	test('the MediaGen Webhook Secret credential test checks the form of both secrets', async () => {
+		const check = (data: IDataObject) =>
+			new MediaGenTrigger().methods.credentialTest.webhookSecretTest.call(
+				{} as never,
+				{ id: 'c', name: 'c', type: 'mediaGenWebhookSecretApi', data } as never,
+			);
+		const good = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+		expect(await check({ productionSecret: good })).toMatchObject({ status: 'OK' });
+		expect(await check({ productionSecret: good, testSecret: good })).toMatchObject({
+			status: 'OK',
+		});
+		expect(await check({ productionSecret: '', testSecret: 'whsec_' })).toEqual({
+			status: 'Error',
+			message:
+				'The Production Signing Secret is not a whsec_ secret; The Test Signing Secret is not a whsec_ secret',
+		});
+	});
+
+	test('which parameters each version shows (n8n saves only those): v3 manual has no secret', () => {
+		const shown = (typeVersion: number, parameters: INodeParameters) =>
+			description.properties
+				.filter((p) =>
+					NodeHelpers.displayParameter(parameters, p, { typeVersion } as INode, description),
+				)
+				.map((p) => p.name);
+		for (const v of [1, 2])
+			expect(shown(v, { registration: 'manual' })).toEqual([
+				'registration',
+				'manualNotice',
+				'signingSecret',
+				'options',
+			]);
+		expect(shown(3, { registration: 'manual' })).toEqual([
+			'registration',
+			'manualCredentialNotice',
+			'options',
+		]);
+		for (const v of [1, 2, 3])
+			expect(shown(v, { registration: 'automatic' })).toEqual([
+				'registration',
+				'events',
+				'options',
+			]);
 	});
 });
 
@@ -741,5 +811,127 @@ describe('binary outputs', () => {
 		expect(item.json.downloadErrors).toEqual([
 			{ asset_id: missing, message: expect.stringMatching(/not found/i) },
 		]);
+	});
+});
+
+describe('version 3: manual mode reads its secrets from the MediaGen Webhook Secret credential', () => {
+	const manual = { registration: 'manual' };
+
+	test('production secret for the Production URL, test secret for the Test URL; none in the workflow', async () => {
+		const production = await api('POST', '/webhooks', {
+			url: 'https://example.com/p',
+			events: ['*'],
+		});
+		const test = await api('POST', '/webhooks', { url: 'https://example.com/t', events: ['*'] });
+		const n8n = await fakeN8n(manual, false, sb.keys.pro, {
+			typeVersion: 3,
+			secrets: { productionSecret: production.secret, testSecret: test.secret },
+		});
+		sb.control.clearRequests();
+		await n8n.activate();
+		await n8n.listen();
+
+		const deliver = async (url: string, secret: string) => {
+			const d = signed(secret, eventBody(`evt_${Math.random().toString(16).slice(2)}`));
+			return (await post(url, d.headers, d.body)).status;
+		};
+		// each URL accepts only its own secret (n8n stops listening after the first test execution)
+		expect(await deliver(n8n.productionUrl, test.secret)).toBe(401);
+		expect(await deliver(n8n.testUrl, production.secret)).toBe(401);
+		expect(await deliver(n8n.productionUrl, production.secret)).toBe(200);
+		expect(await deliver(n8n.testUrl, test.secret)).toBe(200);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(2);
+		expect(n8n.requests.map((r) => [r.test, r.status, r.started])).toEqual([
+			[false, 401, false],
+			[true, 401, false],
+			[false, 200, true],
+			[true, 200, true],
+		]);
+		// nothing registered, and no secret in what n8n saves of the workflow
+		expect(sb.control.requests({})).toHaveLength(0);
+		const saved = JSON.stringify({ workflow: n8n.workflowData(), staticData: n8n.staticData });
+		expect(saved).not.toContain('whsec_');
+	});
+
+	test('no test secret: listening for a test event is refused with a clear message', async () => {
+		const production = await api('POST', '/webhooks', {
+			url: 'https://example.com/p',
+			events: ['*'],
+		});
+		const n8n = await fakeN8n(manual, false, sb.keys.pro, {
+			typeVersion: 3,
+			secrets: { productionSecret: production.secret },
+		});
+		await n8n.activate();
+		const error = await n8n.listen().catch((e: Error) => e);
+		expect((error as Error).message).toBe(
+			'The Test Signing Secret of the credential must be the whsec_ secret MediaGen showed when the endpoint was created',
+		);
+	});
+
+	test('an unusable production secret stops activation without echoing it', async () => {
+		const n8n = await fakeN8n(manual, false, sb.keys.pro, {
+			typeVersion: 3,
+			secrets: { productionSecret: 'not-a-secret-value' },
+		});
+		const error = await n8n.activate().catch((e: Error) => e);
+		expect((error as Error).message).toMatch(/^The Production Signing Secret of the credential/);
+		expect(JSON.stringify(error)).not.toContain('not-a-secret-value');
+	});
+
+	test('version 1 keeps working with the pasted secret (as version 2 does above)', async () => {
+		const made = await api('POST', '/webhooks', { url: 'https://example.com/v1', events: ['*'] });
+		const n8n = await fakeN8n({ ...manual, signingSecret: made.secret }, false, sb.keys.pro, {
+			typeVersion: 1,
+		});
+		await n8n.activate();
+		const d = signed(made.secret, eventBody('evt_v1'), { id: 'evt_v1' });
+		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+		const bad = signed(`whsec_${Buffer.alloc(24, 2).toString('base64')}`, eventBody('evt_v1b'));
+		expect((await post(n8n.productionUrl, bad.headers, bad.body)).status).toBe(401);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(1);
+	});
+});
+
+describe('trigger downloads are capped (they run in the webhook request)', () => {
+	const saved = TRIGGER_DOWNLOADS.maxBytes;
+	afterEach(() => {
+		TRIGGER_DOWNLOADS.maxBytes = saved;
+	});
+
+	test('a file above the cap is not fetched; the item says why and what to do', async () => {
+		TRIGGER_DOWNLOADS.maxBytes = 1000;
+		const n8n = await fakeN8n(automatic(['export.completed'], { downloadFiles: true }));
+		await n8n.activate();
+		const asset = sb.control.createLargeAsset({
+			size: 4096,
+			filename: 'big.mp4',
+			workspace: 'main',
+		});
+		sb.control.clearRequests();
+		const d = signed(
+			String(stored(n8n)?.secret),
+			JSON.stringify({
+				id: 'evt_big',
+				type: 'export.completed',
+				created_at: new Date().toISOString(),
+				workspace_id: 'ws',
+				data: { asset_id: asset.id },
+			}),
+			{ id: 'evt_big' },
+		);
+		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+		await until(() => n8n.runs.length === 1);
+		const [item] = n8n.outputs()[0];
+		expect(item.binary).toBeUndefined();
+		expect(item.json.downloadErrors).toEqual([
+			{
+				asset_id: asset.id,
+				message: `Download of asset ${asset.id} refused: the file is 4096 bytes, 1000 allowed`,
+			},
+		]);
+		expect(sb.control.requests({ path: '^/files/' })).toHaveLength(0);
 	});
 });

@@ -127,6 +127,8 @@ export interface FakeN8nOptions {
 	 * handler saves (as n8n's WorkflowRunner.runMainProcess does).
 	 */
 	queueMode?: boolean;
+	/** The trigger's node version (default 2). */
+	typeVersion?: number;
 }
 
 export class FakeN8n {
@@ -163,11 +165,16 @@ export class FakeN8n {
 			id: randomUUID(),
 			name: 'MediaGen Trigger',
 			type: TRIGGER_TYPE,
-			typeVersion: 2,
+			typeVersion: options.typeVersion ?? 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: options.parameters,
-			credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' } },
+			credentials: {
+				mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' },
+				...(options.credentials.mediaGenWebhookSecretApi
+					? { mediaGenWebhookSecretApi: { id: 'cred-2', name: 'MediaGen webhook secret' } }
+					: {}),
+			},
 		};
 	}
 
