@@ -377,6 +377,60 @@ function isDuplicate(ctx: IWebhookFunctions, id: string, now: number): boolean {
 	return seenHere || seenElsewhere;
 }
 
+/**
+ * Repair of a managed endpoint whose secret was rotated elsewhere (Webhook → Rotate Secret in
+ * n8n or MediaGen's settings): every delivery would then fail verification until MediaGen disables
+ * the endpoint. When a request with a well-formed but wrong signature reaches an endpoint this node
+ * registered, the node asks MediaGen for the endpoint's recent deliveries. If the request's
+ * webhook-id is one of them and not yet delivered, it came from MediaGen: MediaGen signs with a
+ * secret the node does not have. The node then rotates the secret itself (the new one is returned
+ * once), stores it, and logs a warning; MediaGen's next retry of the delivery verifies. A forged
+ * request cannot cause a rotation (its id is not in the log) and costs at most one GET per
+ * endpoint per `minIntervalMs` (per process).
+ */
+export const SECRET_REPAIR = { minIntervalMs: 60_000 };
+const lastRepairCheck = new Map<string, number>();
+
+interface Delivery {
+	id?: string;
+	event_id?: string;
+	status?: string;
+}
+
+async function repairRotatedSecret(ctx: IWebhookFunctions, slot: Slot, webhookId: string) {
+	const stored = storedEndpoint(ctx, slot);
+	if (!stored) return;
+	const now = Date.now();
+	if (now - (lastRepairCheck.get(stored.id) ?? -Infinity) < SECRET_REPAIR.minIntervalMs) return;
+	if (lastRepairCheck.size >= 1000) lastRepairCheck.clear();
+	lastRepairCheck.set(stored.id, now);
+	const path = `/webhooks/${encodeURIComponent(stored.id)}`;
+	try {
+		const log = await mediaGenRequest<{ data?: Delivery[] }>(ctx, {
+			method: 'GET',
+			path: `${path}/deliveries`,
+			qs: { limit: 100 },
+		});
+		const genuine = (log.data ?? []).some(
+			(d) => (d.event_id === webhookId || d.id === webhookId) && d.status !== 'succeeded',
+		);
+		if (!genuine) return;
+		const rotated = await mediaGenRequest<IDataObject>(ctx, {
+			method: 'POST',
+			path: `${path}/rotate-secret`,
+		});
+		if (typeof rotated.secret !== 'string' || !isValidSecret(rotated.secret)) return;
+		setStoredEndpoint(ctx, slot, { ...stored, secret: rotated.secret });
+		ctx.logger.warn(
+			`MediaGen Trigger "${ctx.getNode().name}": the signing secret of webhook endpoint ${stored.id}, which this node manages, was changed outside n8n, so MediaGen's deliveries failed verification. The node set a new secret; MediaGen retries the failed deliveries on its schedule. Rotate the secret of this endpoint only by deactivating and activating the workflow.`,
+		);
+	} catch (error) {
+		ctx.logger.warn(
+			`MediaGen Trigger "${ctx.getNode().name}": deliveries fail verification and the endpoint ${stored.id} could not be checked (${(error as Error).message}). If its secret was rotated, deactivate and activate the workflow.`,
+		);
+	}
+}
+
 /** Answers the request directly (n8n sends nothing more) with a JSON body. */
 function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): void {
 	const res = ctx.getResponseObject();
@@ -671,7 +725,13 @@ export class MediaGenTrigger implements INodeType {
 		if (!rawBody) return refuse(this, 401, 'The raw request body is not available');
 		const headers = this.getHeaderData();
 		const verified = verifyWebhook({ secret, headers, rawBody });
-		if (!verified.ok) return refuse(this, 401, verified.reason);
+		if (!verified.ok) {
+			const refused = refuse(this, 401, verified.reason);
+			const webhookId = headers['webhook-id'];
+			if (automatic && verified.badSignature && typeof webhookId === 'string')
+				await repairRotatedSecret(this, slotOf(this), webhookId);
+			return refused;
+		}
 
 		// 2. the event, exactly as signed
 		let event: IDataObject;

@@ -13,6 +13,7 @@ import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
 import {
 	EVENT_TYPES,
 	MediaGenTrigger,
+	SECRET_REPAIR,
 	TRIGGER_DOWNLOADS,
 } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { useSandbox } from './setup';
@@ -933,5 +934,78 @@ describe('trigger downloads are capped (they run in the webhook request)', () =>
 			},
 		]);
 		expect(sb.control.requests({ path: '^/files/' })).toHaveLength(0);
+	});
+});
+
+describe('a managed endpoint whose secret was rotated elsewhere is repaired', () => {
+	const saved = SECRET_REPAIR.minIntervalMs;
+	beforeEach(() => {
+		SECRET_REPAIR.minIntervalMs = 0;
+	});
+	afterEach(() => {
+		SECRET_REPAIR.minIntervalMs = saved;
+	});
+
+	test("MediaGen's retry of the failed delivery verifies after the node sets a new secret", async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const id = String(stored(n8n)?.id);
+		const mine = String(stored(n8n)?.secret);
+		// Webhook → Rotate Secret, done elsewhere: the node's secret is now wrong
+		const elsewhere = String((await api('POST', `/webhooks/${id}/rotate-secret`)).secret);
+		logs.length = 0;
+		sb.control.clearRequests();
+
+		await generate();
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json.type).toBe('generation.completed');
+		// the first attempt was refused, the node rotated once, a later attempt was accepted
+		const attempts = await until(() => {
+			const sent = sb.control.deliveries().filter((d) => d.webhookId === id);
+			return sent.length === 2 && sent;
+		});
+		expect(attempts.map((d) => d.responseStatus)).toEqual([401, 200]);
+		expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(1);
+		const now = String(stored(n8n)?.secret);
+		expect([mine, elsewhere]).not.toContain(now);
+		expect(logs.filter((l) => l.includes('was changed outside n8n'))).toHaveLength(1);
+		for (const secret of [mine, elsewhere, now])
+			expect(logs.join('\n')).not.toContain(secret.slice(6));
+	});
+
+	test('a forged request (its id is not a MediaGen delivery) rotates nothing', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const secret = String(stored(n8n)?.secret);
+		sb.control.clearRequests();
+		const forged = signed(
+			`whsec_${Buffer.alloc(24, 9).toString('base64')}`,
+			eventBody('evt_forged'),
+			{
+				id: 'evt_forged',
+			},
+		);
+		expect((await post(n8n.productionUrl, forged.headers, forged.body)).status).toBe(401);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
+		expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(0);
+		expect(stored(n8n)?.secret).toBe(secret);
+	});
+
+	test('forged requests cost at most one check per interval', async () => {
+		SECRET_REPAIR.minIntervalMs = 60_000;
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		sb.control.clearRequests();
+		for (let i = 0; i < 5; i++) {
+			const forged = signed(
+				`whsec_${Buffer.alloc(24, 9).toString('base64')}`,
+				eventBody(`evt_f${i}`),
+			);
+			expect((await post(n8n.productionUrl, forged.headers, forged.body)).status).toBe(401);
+		}
+		await n8n.settle();
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
 	});
 });
