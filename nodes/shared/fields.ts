@@ -739,6 +739,9 @@ export interface PreparedRequest {
 	params: Record<string, string>;
 }
 
+/** A UTF-16 surrogate without its pair: text that cannot be encoded into a URL. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Reads one item's parameters, validates them all, and assembles the request. */
 export function prepareRequest(
 	ctx: IExecuteFunctions,
@@ -770,6 +773,8 @@ export function prepareRequest(
 			params[key] = String(
 				coerce(f, typeof raw === 'string' ? raw.trim() : raw, displayNameOf(name, f)),
 			);
+			if (LONE_SURROGATE.test(params[key]))
+				fail(`${displayNameOf(name, f)} contains a broken character (a lone UTF-16 surrogate)`);
 			path = path.replace(`{${key}}`, encodeURIComponent(params[key]));
 		}
 		const qs = readFields(e.query, values, labelOf) as IDataObject;
