@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * Fuzzing every operation of every action node through n8n-core's engine with fast-check values:
  * - invalid values of every field (wrong type, out of range, too long, bad enum, bad UUID, bad
@@ -10,6 +10,7 @@
  * so that a valid item costs one request and nothing runs on. Values reach the node through
  * expressions (`{{ $json.… }}`), so wrong types arrive as they would from a previous node.
  * Operations that upload a binary file are left out (they need a file before any field is read).
+ * And the trigger (version 3, manual mode): random, truncated and tampered deliveries.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,8 +37,10 @@ import {
 	pathParamName,
 } from '../../nodes/shared/fields';
 import { UUID_REGEX } from '../../nodes/shared/listSearch';
+import { sign } from '../../sandbox/hooks';
 import { chain, runWorkflow } from './harness';
 import { nodeFactory } from './setup';
+import { FakeN8n } from './triggerHarness';
 
 jest.setTimeout(120_000);
 
@@ -517,5 +520,133 @@ describe('fuzz: every operation of every node', () => {
 			`fuzz: ${operations.length} operations, ${cases} valid cases, ${requests} requests checked against the spec`,
 		);
 		expect(failures).toEqual([]);
+	});
+});
+
+describe('fuzz: trigger deliveries', () => {
+	test('random, truncated and tampered bodies, headers and signatures: 401, nothing runs', async () => {
+		const secret = `whsec_${Buffer.from(one(fc.uint8Array({ minLength: 24, maxLength: 24 }))).toString('base64')}`;
+		const n8n = await FakeN8n.start({
+			credentials: {
+				mediaGenApi: { apiKey: 'fuzz-key', baseUrl: `${api.url}/v1` },
+				mediaGenWebhookSecretApi: { productionSecret: secret },
+			},
+			typeVersion: 3,
+			parameters: { registration: 'manual' },
+		});
+		try {
+			await n8n.activate();
+			const now = () => Math.floor(Date.now() / 1000);
+			const event = (id: string) =>
+				JSON.stringify({
+					id,
+					type: 'generation.completed',
+					created_at: new Date().toISOString(),
+					workspace_id: 'ws',
+					data: { note: one(unicode) },
+				});
+			const signedHeaders = (id: string, timestamp: number, body: string, key = secret) => ({
+				'content-type': 'application/json',
+				'webhook-id': id,
+				'webhook-timestamp': String(timestamp),
+				'webhook-signature': sign(key, id, timestamp, body),
+			});
+			const headerText = fc.stringMatching(/^[\x21-\x7e]{0,80}$/);
+			const N = 40;
+			const cases: Array<{ kind: string; headers: Record<string, string>; body: Buffer }> = [];
+			for (let i = 0; i < N; i++) {
+				const id = `evt_fuzz_${i}`;
+				const body = event(id);
+				const good = signedHeaders(id, now(), body);
+				// 1. random bytes, random (or missing) headers
+				const random = one(
+					fc.record(
+						{
+							'webhook-id': headerText,
+							'webhook-timestamp': fc.oneof(headerText, fc.nat().map(String)),
+							'webhook-signature': fc.oneof(
+								headerText,
+								fc.base64String({ maxLength: 60 }).map((s) => `v1,${s}`),
+							),
+						},
+						{ requiredKeys: [] },
+					),
+				);
+				cases.push({
+					kind: 'random',
+					headers: random as Record<string, string>,
+					body: Buffer.from(one(fc.uint8Array({ maxLength: 2000 }))),
+				});
+				// 2. a signed delivery whose body is cut short
+				const cut = one(fc.nat(body.length - 1));
+				cases.push({ kind: 'truncated', headers: good, body: Buffer.from(body.slice(0, cut)) });
+				// 3. one character of the signature changed
+				const signature = good['webhook-signature'];
+				const at = 3 + one(fc.nat(signature.length - 4));
+				const swapped = signature[at] === 'A' ? 'B' : 'A';
+				cases.push({
+					kind: 'signature',
+					headers: {
+						...good,
+						'webhook-signature': signature.slice(0, at) + swapped + signature.slice(at + 1),
+					},
+					body: Buffer.from(body),
+				});
+				// 4. the timestamp moved (the signature no longer matches), or too old with its own signature
+				const shift = 1 + one(fc.nat(5000));
+				cases.push({
+					kind: 'timestamp',
+					headers: { ...good, 'webhook-timestamp': String(now() + shift) },
+					body: Buffer.from(body),
+				});
+				cases.push({
+					kind: 'stale',
+					headers: signedHeaders(id, now() - 301 - shift, body),
+					body: Buffer.from(body),
+				});
+				// 5. another webhook-id; 6. another secret
+				cases.push({
+					kind: 'id',
+					headers: { ...good, 'webhook-id': `${id}x` },
+					body: Buffer.from(body),
+				});
+				const other = `whsec_${Buffer.from(one(fc.uint8Array({ minLength: 24, maxLength: 24 }))).toString('base64')}`;
+				cases.push({
+					kind: 'secret',
+					headers: signedHeaders(id, now(), body, other),
+					body: Buffer.from(body),
+				});
+			}
+			const statuses: Record<string, number[]> = {};
+			for (const c of cases) {
+				const res = await fetch(n8n.productionUrl, {
+					method: 'POST',
+					headers: c.headers,
+					body: c.body,
+				});
+				await res.text();
+				(statuses[c.kind] ??= []).push(res.status);
+			}
+			await n8n.settle();
+			console.log(
+				`fuzz: trigger, ${cases.length} hostile deliveries (${Object.keys(statuses).length} kinds × ${N})`,
+			);
+			for (const [kind, list] of Object.entries(statuses))
+				expect({ kind, statuses: [...new Set(list)] }).toEqual({ kind, statuses: [401] });
+			expect(n8n.runs).toHaveLength(0);
+
+			// the same node starts a run for a delivery signed with its secret
+			const body = event('evt_fuzz_ok');
+			const ok = await fetch(n8n.productionUrl, {
+				method: 'POST',
+				headers: signedHeaders('evt_fuzz_ok', now(), body),
+				body,
+			});
+			expect(ok.status).toBe(200);
+			await n8n.settle();
+			expect(n8n.runs).toHaveLength(1);
+		} finally {
+			await n8n.close();
+		}
 	});
 });
