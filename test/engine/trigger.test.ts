@@ -725,6 +725,27 @@ describe('deliveries: verified before anything runs', () => {
 	});
 });
 
+/**
+ * Signs and posts an export.completed event for `assetId` (the sandbox does not run editor
+ * exports: the event is signed here, as the service would), and returns the run's item.
+ */
+async function deliverExport(n8n: FakeN8n, assetId: string, id: string) {
+	const d = signed(
+		String(stored(n8n)?.secret),
+		JSON.stringify({
+			id,
+			type: 'export.completed',
+			created_at: new Date().toISOString(),
+			workspace_id: 'ws',
+			data: { asset_id: assetId },
+		}),
+		{ id },
+	);
+	expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+	await until(() => n8n.runs.length === 1);
+	return n8n.outputs()[0][0];
+}
+
 describe('binary outputs', () => {
 	test('generation outputs arrive as binary; the answer does not wait for the download', async () => {
 		const n8n = await fakeN8n(automatic(['generation.completed'], { downloadFiles: true }));
@@ -775,21 +796,7 @@ describe('binary outputs', () => {
 			mimeType: 'video/mp4',
 			workspace: 'main',
 		});
-		// the sandbox does not run editor exports: the event is signed here, as the service would
-		const d = signed(
-			String(stored(n8n)?.secret),
-			JSON.stringify({
-				id: 'evt_export',
-				type: 'export.completed',
-				created_at: new Date().toISOString(),
-				workspace_id: 'ws',
-				data: { asset_id: asset.id },
-			}),
-			{ id: 'evt_export' },
-		);
-		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
-		await until(() => n8n.runs.length === 1);
-		const [item] = n8n.outputs()[0];
+		const item = await deliverExport(n8n, asset.id, 'evt_export');
 		expect(Object.keys(item.binary ?? {})).toEqual(['video']);
 		expect(item.binary?.video).toMatchObject({ fileName: 'export.mp4', mimeType: 'video/mp4' });
 	});
@@ -912,20 +919,7 @@ describe('trigger downloads are capped (they run in the webhook request)', () =>
 			workspace: 'main',
 		});
 		sb.control.clearRequests();
-		const d = signed(
-			String(stored(n8n)?.secret),
-			JSON.stringify({
-				id: 'evt_big',
-				type: 'export.completed',
-				created_at: new Date().toISOString(),
-				workspace_id: 'ws',
-				data: { asset_id: asset.id },
-			}),
-			{ id: 'evt_big' },
-		);
-		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
-		await until(() => n8n.runs.length === 1);
-		const [item] = n8n.outputs()[0];
+		const item = await deliverExport(n8n, asset.id, 'evt_big');
 		expect(item.binary).toBeUndefined();
 		expect(item.json.downloadErrors).toEqual([
 			{
