@@ -374,7 +374,16 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 				default: 0,
 				typeOptions: { minValue: 0, numberPrecision: 0 },
 				description:
-					'Estimate first and refuse, without starting or charging anything, when the cost is higher. 0 means no limit.',
+					'Per item: estimate first and refuse the item, without starting or charging anything, when its cost is higher. 0 means no limit.',
+			});
+			options.push({
+				displayName: 'Max Credits per Run',
+				name: 'maxCreditsPerRun',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				description:
+					'For all items of this run of the node together: every item is estimated before the first job starts, and nothing starts when the total is higher. 0 means no limit.',
 			});
 		}
 		options.push({
@@ -394,8 +403,28 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 			type: 'string',
 			default: '',
 			description:
-				'At most 120 characters. By default a key derived from the execution, node, run and item is sent, so that retries never charge twice; set one to control it yourself.',
+				"At most 120 characters, one per item. By default a key derived from the execution, node, run and item is sent (the same in n8n's Retry of a failed execution), so that retries never start a job twice; set one to control it yourself.",
 		});
+	}
+	if (e.paginate) {
+		options.push(
+			{
+				displayName: 'Start Cursor',
+				name: 'startCursor',
+				type: 'string',
+				default: '',
+				description:
+					'Start after this cursor (the nextCursor of an earlier page) instead of at the newest record',
+			},
+			{
+				displayName: 'Include Next Cursor',
+				name: 'includeNextCursor',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to add nextCursor to every output item: the Start Cursor of the records after the last one returned, null at the end of the list',
+			},
+		);
 	}
 	if (options.length) {
 		props.push({

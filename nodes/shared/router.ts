@@ -1,10 +1,18 @@
 /**
- * Runs a node's operations from its catalog: one request (or one paginated walk, one job, one
- * file) per item, continue-on-fail per item with pairedItem, nothing sent for an item whose input
- * is invalid. Plain reads of several items are sent a few at a time (READS_IN_FLIGHT); jobs of
- * all items are started first and then awaited together.
+ * Runs a node's operations from its catalog. A node run (all items of one execution of the node)
+ * is the unit of work, in phases: prepare every item (read and validate its parameters, build its
+ * request; no request sent) → guard credits (the estimates the run needs, Max Credits per item and
+ * per run, all before the first create) → send (plain reads a few at a time, READS_IN_FLIGHT;
+ * anything else one by one in item order; jobs remembered for n8n's Retry, see runMemory.ts) →
+ * wait for all the run's jobs together (jobs.ts) → outputs: one per job, in item order, with
+ * pairedItem; continue-on-fail per item and per job.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { binaryFileInfo, downloadAssetToBinary, uploadBinary } from './binary';
@@ -22,6 +30,8 @@ import {
 	waitForJobs,
 } from './jobs';
 import { pageOf } from './listSearch';
+import type { StartedJobs } from './runMemory';
+import { runToken, startedJobsMemory } from './runMemory';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
 
 /** Finds the endpoint of a resource and operation. */
@@ -33,35 +43,6 @@ export function findEndpoint(
 	return groups
 		.find((g) => g.resource === resource)
 		?.endpoints.find((e) => e.operation === operation);
-}
-
-/** Walks a cursor-paginated list until `max` records (or the end when max is Infinity). */
-export async function collectPages(
-	ctx: IExecuteFunctions,
-	e: Endpoint,
-	req: PreparedRequest,
-	max: number,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const out: IDataObject[] = [];
-	let before: string | number | undefined;
-	do {
-		const limit = Math.min(PAGE_SIZE, max - out.length);
-		const qs: IDataObject = { ...req.qs, limit };
-		if (before !== undefined) qs.before = before;
-		const response = await mediaGenRequest(ctx, {
-			method: req.method,
-			path: req.path,
-			qs,
-			itemIndex,
-		});
-		const { records, next } = pageOf(response);
-		const extras: IDataObject = {};
-		for (const key of e.listExtras ?? []) extras[key] = (response as IDataObject)?.[key];
-		for (const r of records.slice(0, max - out.length)) out.push({ ...r, ...extras });
-		before = records.length ? next : undefined;
-	} while (before !== undefined && out.length < max);
-	return out;
 }
 
 const runIndexes = new WeakMap<IExecuteFunctions, number>();
@@ -78,25 +59,6 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 
 function options(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-}
-
-function idempotencyKeyFor(ctx: IExecuteFunctions, itemIndex: number): string {
-	const raw = options(ctx, itemIndex).idempotencyKey;
-	const own = typeof raw === 'string' ? raw.trim() : '';
-	if (own.length > 120) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Idempotency Key must be at most 120 characters, got ${own.length}`,
-			{ itemIndex, description: 'Nothing was sent to MediaGen: fix the value and run again.' },
-		);
-	}
-	if (own) return own;
-	return defaultIdempotencyKey({
-		executionId: ctx.getExecutionId() ?? 'manual',
-		nodeId: ctx.getNode().id,
-		runIndex: runIndexOf(ctx),
-		itemIndex,
-	});
 }
 
 function jobSettings(ctx: IExecuteFunctions, itemIndex: number): JobSettings {
@@ -129,111 +91,6 @@ export function toItems(response: unknown): IDataObject[] {
 	}
 	if (response === undefined || response === null || response === '') return [{ success: true }];
 	return [{ result: response as string | number | boolean }];
-}
-
-type ItemResult = INodeExecutionData[] | { jobs: PendingJob[]; settings: JobSettings };
-
-function send(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex: number) {
-	return mediaGenRequest(ctx, {
-		method: req.method,
-		path: req.path,
-		qs: req.qs,
-		body: req.body,
-		idempotencyKey: req.idempotencyKey,
-		itemIndex,
-	});
-}
-
-const json = (items: IDataObject[], itemIndex: number): INodeExecutionData[] =>
-	items.map((j) => ({ json: j, pairedItem: { item: itemIndex } }));
-
-async function runItem(ctx: IExecuteFunctions, e: Endpoint, i: number): Promise<ItemResult> {
-	if (e.binary === 'upload') {
-		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
-		const file = await binaryFileInfo(ctx, i, propertyName);
-		const req = prepareRequest(ctx, e, i, {
-			filename: file.fileName,
-			mimeType: file.mimeType,
-			size: file.size,
-		});
-		return json([await uploadBinary(ctx, i, propertyName, req.body ?? {})], i);
-	}
-	const req = prepareRequest(ctx, e, i);
-	if (e.paginate) {
-		const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
-		const max = returnAll ? Infinity : (ctx.getNodeParameter('limit', i, 50) as number);
-		return json(await collectPages(ctx, e, req, max, i), i);
-	}
-	if (e.binary === 'download') {
-		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
-		const file = await downloadAssetToBinary(ctx, req.params.id, { propertyName, itemIndex: i });
-		const { url, ...info } = file.asset;
-		const withUrl = options(ctx, i).includeDownloadUrl === true;
-		return [
-			{
-				json: { assetId: req.params.id, ...info, ...(withUrl ? { url } : {}) },
-				binary: { [file.propertyName]: file.binary },
-				pairedItem: { item: i },
-			},
-		];
-	}
-	if (e.binary === 'text') {
-		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
-		const text = String(await send(ctx, req, i));
-		const format = String(req.qs.format ?? 'srt');
-		const binary = await ctx.helpers.prepareBinaryData(
-			Buffer.from(text, 'utf8'),
-			`${req.params.id ?? 'file'}.${format}`,
-			format === 'vtt' ? 'text/vtt' : 'application/x-subrip',
-		);
-		return [
-			{
-				json: { id: req.params.id, format, text },
-				binary: { [propertyName]: binary },
-				pairedItem: { item: i },
-			},
-		];
-	}
-	if (e.idempotent) {
-		req.idempotencyKey = idempotencyKeyFor(ctx, i);
-		// Where the spec also (or only) names a body key, send the same key there.
-		for (const [key, f] of Object.entries(e.body)) {
-			if (f.derived === 'idempotencyKey' && req.body) req.body[key] = req.idempotencyKey;
-		}
-	}
-	let estimated: number | undefined;
-	if (e.estimateInto && req.body && req.body[e.estimateInto.field] === undefined) {
-		const path = jobPath(e.estimateInto.path, '', req.params);
-		estimated = await estimateCredits(ctx, path, {}, i);
-		req.body[e.estimateInto.field] = estimated;
-	}
-	if (e.job) {
-		const settings = jobSettings(ctx, i);
-		if (settings.maxCredits > 0 && e.job.estimate) {
-			const path = jobPath(e.job.estimate, '', req.params);
-			const credits =
-				estimated !== undefined && e.job.estimate === e.estimateInto?.path
-					? estimated
-					: await estimateCredits(ctx, path, req.body, i);
-			checkMaxCredits(ctx, credits, settings.maxCredits, i);
-		}
-		const started = startedJobs(await send(ctx, req, i));
-		if (!settings.waitForCompletion) return json(started, i);
-		const poll = { path: e.job.poll, within: e.job.within };
-		return {
-			jobs: started.map((r) => pendingJob(i, r, poll, req.params, settings.timeoutMinutes)),
-			settings,
-		};
-	}
-	if (e.binary === 'resultAsset') {
-		const asset = (await send(ctx, req, i)) as IDataObject;
-		if (!ctx.getNodeParameter('downloadFile', i, true)) return json([asset], i);
-		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
-		const file = await downloadAssetToBinary(ctx, String(asset.id), { propertyName, itemIndex: i });
-		return [{ json: asset, binary: { [file.propertyName]: file.binary }, pairedItem: { item: i } }];
-	}
-	const items = toItems(await send(ctx, req, i));
-	return json(e.notice ? items.map((item) => ({ ...item, notice: e.notice })) : items, i);
 }
 
 function errorItem(error: Error, itemIndex: number): INodeExecutionData {
@@ -275,74 +132,509 @@ export function isPlainRead(e: Endpoint): boolean {
 	return e.method === 'GET' && e.binary === undefined && e.job === undefined;
 }
 
-/** The execute() of every catalog node. */
-export async function executeCatalog(
+// ---------------------------------------------------------------------------------------------
+// Return All / Limit: a cursor walk
+
+/** Where a list walk starts, how far it goes, and whether the next cursor goes to the output. */
+export interface ListSettings {
+	max: number;
+	startCursor?: string | number;
+	includeNextCursor: boolean;
+}
+
+/**
+ * Walks a cursor-paginated list, handing each record to `emit` as its page arrives (nothing is
+ * gathered twice), until `max` records or the end of the list. Returns the cursor after the last
+ * record emitted, undefined at the end. A cursor the list has already given stops the walk with
+ * an error instead of looping.
+ */
+export async function walkPages(
 	ctx: IExecuteFunctions,
-	groups: Group[],
-): Promise<INodeExecutionData[][]> {
-	const items = ctx.getInputData();
-	const results: Array<INodeExecutionData[] | undefined> = [];
-	const jobs: Array<{ job: PendingJob; settings: JobSettings }> = [];
-	const outputs = new Map<PendingJob, INodeExecutionData>();
-	const continueOnFail = ctx.continueOnFail();
-
-	const fail = (error: unknown, i: number) => {
-		if (!continueOnFail) throw asNodeError(ctx, error, i);
-		results[i] = [errorItem(error as Error, i)];
-	};
-	const record = (result: ItemResult, i: number) => {
-		if (Array.isArray(result)) results[i] = result;
-		else for (const job of result.jobs) jobs.push({ job, settings: result.settings });
-	};
-
-	// Items run through one window: up to READS_IN_FLIGHT plain reads at a time; anything else
-	// waits until the node has nothing else in flight, so writes, jobs and files go one by one in
-	// item order. Parameters are read in item order; errors are reported in item order at the end.
-	const inFlight = new Set<Promise<void>>();
-	const errors = new Map<number, unknown>();
-	for (let i = 0; i < items.length; i++) {
-		let e: Endpoint;
-		try {
-			e = endpointOf(ctx, groups, i);
-		} catch (error) {
-			errors.set(i, error);
-			continue;
+	e: Endpoint,
+	req: PreparedRequest,
+	list: ListSettings,
+	itemIndex: number,
+	emit: (record: IDataObject) => void,
+): Promise<string | number | undefined> {
+	let count = 0;
+	let before = list.startCursor;
+	const seen = new Set<string>();
+	if (before !== undefined) seen.add(String(before));
+	for (;;) {
+		const qs: IDataObject = { ...req.qs, limit: Math.min(PAGE_SIZE, list.max - count) };
+		if (before !== undefined) qs.before = before;
+		const response = await mediaGenRequest(ctx, {
+			method: req.method,
+			path: req.path,
+			qs,
+			itemIndex,
+		});
+		const { records, next } = pageOf(response);
+		const extras: IDataObject = {};
+		for (const key of e.listExtras ?? []) extras[key] = (response as IDataObject)?.[key];
+		const room = list.max - count;
+		for (const r of records.length > room ? records.slice(0, room) : records) {
+			emit(e.listExtras?.length ? { ...r, ...extras } : r);
+			count++;
 		}
-		const width = isPlainRead(e) ? READS_IN_FLIGHT : 1;
+		if (!records.length || next === undefined) return undefined;
+		if (count >= list.max) return next;
+		if (seen.has(String(next))) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`MediaGen returned the page cursor ${String(next)} a second time, after ${count} records: stopped instead of looping`,
+				{
+					itemIndex,
+					description:
+						'The list repeats itself. Get fewer records with Limit, or page by hand with the Start Cursor option.',
+				},
+			);
+		}
+		seen.add(String(next));
+		before = next;
+	}
+}
+
+function listSettings(ctx: IExecuteFunctions, e: Endpoint, i: number): ListSettings {
+	const returnAll = ctx.getNodeParameter('returnAll', i, false) as boolean;
+	const opts = options(ctx, i);
+	const raw = opts.startCursor;
+	const start = typeof raw === 'number' || typeof raw === 'string' ? String(raw).trim() : '';
+	let startCursor: string | number | undefined = start || undefined;
+	if (startCursor !== undefined && e.paginate === 'integer') {
+		startCursor = Number(start);
+		if (!Number.isInteger(startCursor)) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Start Cursor must be a whole number for this list, got '${start}'`,
+				{ itemIndex: i },
+			);
+		}
+	}
+	return {
+		max: returnAll ? Infinity : (ctx.getNodeParameter('limit', i, 50) as number),
+		startCursor,
+		includeNextCursor: opts.includeNextCursor === true,
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// A node run: prepare every item → guard credits → send → wait → outputs
+
+/** One item's work, decided in the prepare phase without any request. */
+interface Plan {
+	i: number;
+	e: Endpoint;
+	req: PreparedRequest;
+	upload?: { propertyName: string };
+	list?: ListSettings;
+	job?: {
+		settings: JobSettings;
+		/** Max Credits per Run as set on this item (0: no limit). */
+		maxCreditsPerRun: number;
+		/** The estimate of the guard phase, when one was needed. */
+		estimate?: number;
+		/** Jobs an earlier try of this run started (n8n's Retry): waited for, not created. */
+		restored?: IDataObject[];
+	};
+}
+
+/** What the send phase gives back for an item: its output items, or the jobs it started. */
+type Sent = INodeExecutionData[] | PendingJob[];
+
+const json = (items: IDataObject[], itemIndex: number): INodeExecutionData[] =>
+	items.map((j) => ({ json: j, pairedItem: { item: itemIndex } }));
+
+/** The Idempotency Key option as typed (a number from an expression counts), or ''. */
+function ownIdempotencyKey(ctx: IExecuteFunctions, itemIndex: number): string {
+	const raw = options(ctx, itemIndex).idempotencyKey;
+	const own = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	if (own.length > 120) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Idempotency Key must be at most 120 characters, got ${own.length}`,
+			{ itemIndex },
+		);
+	}
+	return own;
+}
+
+/** Phase 1: reads and validates one item's parameters and builds its request. No request. */
+async function prepareItem(
+	ctx: IExecuteFunctions,
+	e: Endpoint,
+	i: number,
+	memory: StartedJobs,
+): Promise<Plan> {
+	if (e.binary === 'upload') {
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const file = await binaryFileInfo(ctx, i, propertyName);
+		const req = prepareRequest(ctx, e, i, {
+			filename: file.fileName,
+			mimeType: file.mimeType,
+			size: file.size,
+		});
+		return { i, e, req, upload: { propertyName } };
+	}
+	const req = prepareRequest(ctx, e, i);
+	const plan: Plan = { i, e, req };
+	if (e.paginate) plan.list = listSettings(ctx, e, i);
+	if (e.idempotent) {
+		req.idempotencyKey =
+			ownIdempotencyKey(ctx, i) ||
+			defaultIdempotencyKey({
+				executionId: runToken(ctx),
+				nodeId: ctx.getNode().id,
+				runIndex: runIndexOf(ctx),
+				itemIndex: i,
+			});
+		// Where the spec also (or only) names a body key, send the same key there.
+		for (const [key, f] of Object.entries(e.body)) {
+			if (f.derived === 'idempotencyKey' && req.body) req.body[key] = req.idempotencyKey;
+		}
+	}
+	if (e.job) {
+		plan.job = {
+			settings: jobSettings(ctx, i),
+			maxCreditsPerRun: Number(options(ctx, i).maxCreditsPerRun ?? 0),
+			restored: memory.of(i),
+		};
+	}
+	return plan;
+}
+
+/** The items (in order) that use the same Idempotency Key as an earlier item, with that item. */
+function sharedKeys(plans: Plan[]): Map<number, { key: string; first: number }> {
+	const firstOf = new Map<string, number>();
+	const shared = new Map<number, { key: string; first: number }>();
+	for (const p of plans) {
+		const key = p.req.idempotencyKey;
+		if (!key) continue;
+		const first = firstOf.get(key);
+		if (first === undefined) firstOf.set(key, p.i);
+		else shared.set(p.i, { key, first });
+	}
+	return shared;
+}
+
+/** Whether the guard phase must estimate this item before anything is created. */
+function needsEstimate(p: Plan, runLimit: number): boolean {
+	if (!p.job || p.job.restored) return false;
+	const intoEmpty = !!p.e.estimateInto && p.req.body?.[p.e.estimateInto.field] === undefined;
+	return intoEmpty || (!!p.e.job?.estimate && (p.job.settings.maxCredits > 0 || runLimit > 0));
+}
+
+/**
+ * Phase 2, one item: the estimates it needs (free), sent before the run creates anything: a
+ * canvas run's confirmation (`estimateInto`, written into the body) and, where Max Credits or Max
+ * Credits per Run is set, the job's cost (kept in `plan.job.estimate`); Max Credits checked.
+ */
+async function guardItem(ctx: IExecuteFunctions, p: Plan, runLimit: number): Promise<void> {
+	const { e, req, i } = p;
+	let estimated: number | undefined;
+	if (e.estimateInto && req.body && req.body[e.estimateInto.field] === undefined) {
+		estimated = await estimateCredits(ctx, jobPath(e.estimateInto.path, '', req.params), {}, i);
+		req.body[e.estimateInto.field] = estimated;
+	}
+	const job = p.job;
+	if (!job || !e.job?.estimate || (job.settings.maxCredits <= 0 && runLimit <= 0)) return;
+	job.estimate =
+		estimated !== undefined && e.job.estimate === e.estimateInto?.path
+			? estimated
+			: await estimateCredits(ctx, jobPath(e.job.estimate, '', req.params), req.body, i);
+	if (job.settings.maxCredits > 0) checkMaxCredits(ctx, job.estimate, job.settings.maxCredits, i);
+}
+
+/** Phase 3, one item: its request(s). Jobs are remembered for n8n's Retry as they start. */
+async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): Promise<Sent> {
+	const { e, req, i } = p;
+	if (p.upload) return json([await uploadBinary(ctx, i, p.upload.propertyName, req.body ?? {})], i);
+	if (p.list) {
+		const out: INodeExecutionData[] = [];
+		const cursor = await walkPages(ctx, e, req, p.list, i, (record) =>
+			out.push({ json: record, pairedItem: { item: i } }),
+		);
+		if (p.list.includeNextCursor) for (const item of out) item.json.nextCursor = cursor ?? null;
+		return out;
+	}
+	if (e.binary === 'download') {
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const file = await downloadAssetToBinary(ctx, req.params.id, { propertyName, itemIndex: i });
+		const { url, ...info } = file.asset;
+		const withUrl = options(ctx, i).includeDownloadUrl === true;
+		return [
+			{
+				json: { assetId: req.params.id, ...info, ...(withUrl ? { url } : {}) },
+				binary: { [file.propertyName]: file.binary },
+				pairedItem: { item: i },
+			},
+		];
+	}
+	if (e.binary === 'text') {
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const text = String(await send(ctx, req, i));
+		const format = String(req.qs.format ?? 'srt');
+		const binary = await ctx.helpers.prepareBinaryData(
+			Buffer.from(text, 'utf8'),
+			`${req.params.id ?? 'file'}.${format}`,
+			format === 'vtt' ? 'text/vtt' : 'application/x-subrip',
+		);
+		return [
+			{
+				json: { id: req.params.id, format, text },
+				binary: { [propertyName]: binary },
+				pairedItem: { item: i },
+			},
+		];
+	}
+	if (p.job && e.job) {
+		const { settings, restored } = p.job;
+		let started = restored;
+		if (!started) {
+			started = startedJobs(await send(ctx, req, i));
+			memory.add(i, started, !settings.waitForCompletion);
+		}
+		if (!settings.waitForCompletion) return json(started, i);
+		const poll = { ...e.job, path: e.job.poll };
+		return started.map((r) =>
+			pendingJob(
+				i,
+				restored ? { id: r.id, status: 'queued' } : r,
+				poll,
+				req.params,
+				settings.timeoutMinutes,
+			),
+		);
+	}
+	if (e.binary === 'resultAsset') {
+		const asset = (await send(ctx, req, i)) as IDataObject;
+		if (!ctx.getNodeParameter('downloadFile', i, true)) return json([asset], i);
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
+		const file = await downloadAssetToBinary(ctx, String(asset.id), { propertyName, itemIndex: i });
+		return [{ json: asset, binary: { [file.propertyName]: file.binary }, pairedItem: { item: i } }];
+	}
+	const items = toItems(await send(ctx, req, i));
+	return json(e.notice ? items.map((item) => ({ ...item, notice: e.notice })) : items, i);
+}
+
+function send(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex: number) {
+	return mediaGenRequest(ctx, {
+		method: req.method,
+		path: req.path,
+		qs: req.qs,
+		body: req.body,
+		idempotencyKey: req.idempotencyKey,
+		itemIndex,
+	});
+}
+
+/**
+ * Runs `work` for each entry, at most `widthOf(entry)` at a time (an entry of width 1 waits
+ * until nothing else is in flight, so such entries go one by one in order). Failures are
+ * collected by index; with `stopOnError`, no entry starts after the first failure.
+ */
+async function inWindow<T extends { i: number }>(
+	entries: T[],
+	widthOf: (entry: T) => number,
+	work: (entry: T) => Promise<void>,
+	errors: Map<number, unknown>,
+	stopOnError: boolean,
+): Promise<void> {
+	const inFlight = new Set<Promise<void>>();
+	for (const entry of entries) {
+		const width = widthOf(entry);
 		while (inFlight.size >= width) await Promise.race(inFlight);
-		// Without continue-on-fail, a failed item stops the node: start no more.
-		if (errors.size && !continueOnFail) break;
-		const run: Promise<void> = runItem(ctx, e, i)
-			.then(
-				(result) => record(result, i),
-				(error: unknown) => void errors.set(i, error),
-			)
+		if (errors.size && stopOnError) break;
+		const run: Promise<void> = work(entry)
+			.catch((error: unknown) => void errors.set(entry.i, error))
 			.finally(() => inFlight.delete(run));
 		inFlight.add(run);
 	}
 	await Promise.all(inFlight);
-	for (const i of [...errors.keys()].sort((a, b) => a - b)) fail(errors.get(i), i);
+}
 
-	if (jobs.length) {
-		await waitForJobs(
-			ctx,
-			jobs.map((j) => j.job),
-		);
-		const failed = new Set<number>();
-		for (const { job, settings } of jobs) {
-			if (failed.has(job.itemIndex)) continue;
-			try {
-				if (job.error) throw job.error;
-				outputs.set(job, await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex));
-			} catch (error) {
-				failed.add(job.itemIndex);
-				fail(error, job.itemIndex);
-			}
-		}
-		for (const { job } of jobs) {
-			const out = outputs.get(job);
-			if (out && !failed.has(job.itemIndex)) (results[job.itemIndex] ??= []).push(out);
+/** A job's line in an error: item, id, status and charge. */
+function jobLine(job: PendingJob): string {
+	const record = job.result ?? job.record;
+	const charged = job.result ? `, ${String(record.credits_charged ?? '?')} credits charged` : '';
+	return `item ${job.itemIndex + 1}: ${job.id} (${String(record.status)}${charged})`;
+}
+
+/** Adds the jobs the run had started to the description of the error that stops the node. */
+function withStartedJobs(error: NodeApiError | NodeOperationError, jobs: PendingJob[]) {
+	if (!jobs.length) return error;
+	error.description = [
+		error.description,
+		`Jobs this run had already started (${jobs.length}): ${jobs.map(jobLine).join('; ')}.`,
+		'They keep running at MediaGen and are charged if they succeed. Retry this execution (Executions → Retry) to collect them: the node waits for these jobs instead of starting them again.',
+	]
+		.filter(Boolean)
+		.join('\n');
+	return error;
+}
+
+/**
+ * An error of the prepare or guard phase, told truthfully: nothing was sent (prepare) or nothing
+ * was started or charged (guard), for this item or, when the node stops, for any item.
+ */
+function beforeSending(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	i: number,
+	count: number,
+	phase: 'prepare' | 'guard',
+	stops: boolean,
+): NodeApiError | NodeOperationError {
+	const err = asNodeError(ctx, error, i);
+	const nothing =
+		phase === 'prepare' ? 'Nothing was sent to MediaGen' : 'Nothing was started or charged';
+	const own = (err.description ?? '').replace(/^Nothing was (sent|started)[^.]*\.\s*/, '');
+	err.description = [
+		`Item ${i + 1} of ${count}.`,
+		stops ? `${nothing} for any item: fix the value and run again.` : `${nothing} for this item.`,
+		own,
+	]
+		.filter(Boolean)
+		.join(' ');
+	return err;
+}
+
+/** The execute() of every catalog node: prepare → guard → send → wait → outputs. */
+export async function executeCatalog(
+	ctx: IExecuteFunctions,
+	groups: Group[],
+): Promise<INodeExecutionData[][]> {
+	const count = ctx.getInputData().length;
+	const continueOnFail = ctx.continueOnFail();
+	const memory = startedJobsMemory(ctx, runIndexOf(ctx));
+	const results: Array<INodeExecutionData[] | undefined> = [];
+	const fail = (error: unknown, i: number) => {
+		results[i] = [errorItem(error as Error, i)];
+	};
+
+	// 1. Prepare every item, no request. An invalid item stops the node before anything is sent
+	// (with Continue On Fail it becomes an error item and the others go on).
+	let plans: Plan[] = [];
+	const invalid = new Map<number, unknown>();
+	for (let i = 0; i < count; i++) {
+		try {
+			plans.push(await prepareItem(ctx, endpointOf(ctx, groups, i), i, memory));
+		} catch (error) {
+			invalid.set(i, error);
 		}
 	}
-	return [results.flatMap((r) => r ?? [])];
+	for (const [i, shared] of sharedKeys(plans)) {
+		invalid.set(
+			i,
+			new NodeOperationError(
+				ctx.getNode(),
+				`Idempotency Key '${shared.key}' of item ${i + 1} is also the key of item ${shared.first + 1}`,
+				{
+					itemIndex: i,
+					description:
+						'Each item needs its own key, or MediaGen would answer the second item with the first item’s job. Leave the option empty for a key per item, or build it from the item, e.g. {{ $json.id }}.',
+				},
+			),
+		);
+	}
+	if (invalid.size) {
+		const first = Math.min(...invalid.keys());
+		if (!continueOnFail) {
+			throw beforeSending(ctx, invalid.get(first), first, count, 'prepare', true);
+		}
+		for (const [i, error] of invalid)
+			fail(beforeSending(ctx, error, i, count, 'prepare', false), i);
+		plans = plans.filter((p) => !invalid.has(p.i));
+	}
+
+	// 2. Guard credits: the estimates the run needs, all before the first create; Max Credits per
+	// item, then per run (the smallest limit set on an item applies to the run).
+	const limits = plans.map((p) => p.job?.maxCreditsPerRun ?? 0).filter((n) => n > 0);
+	const runLimit = limits.length ? Math.min(...limits) : 0;
+	const refused = new Map<number, unknown>();
+	await inWindow(
+		plans.filter((p) => needsEstimate(p, runLimit)),
+		() => READS_IN_FLIGHT,
+		(p) => guardItem(ctx, p, runLimit),
+		refused,
+		!continueOnFail,
+	);
+	if (refused.size) {
+		const first = Math.min(...refused.keys());
+		if (!continueOnFail) throw beforeSending(ctx, refused.get(first), first, count, 'guard', true);
+		for (const [i, error] of refused) fail(beforeSending(ctx, error, i, count, 'guard', false), i);
+		plans = plans.filter((p) => !refused.has(p.i));
+	}
+	if (runLimit > 0) {
+		const creating = plans.filter((p) => p.job && !p.job.restored);
+		const unknown = creating.find((p) => p.job?.estimate === undefined);
+		const total = creating.reduce((sum, p) => sum + (p.job?.estimate ?? 0), 0);
+		if (unknown || total > runLimit) {
+			const error = new NodeOperationError(
+				ctx.getNode(),
+				unknown
+					? `Max Credits per Run is set, but item ${unknown.i + 1} (${unknown.e.name}) has no estimate`
+					: `Estimated cost of this run is ${total} credits for ${creating.length} jobs, above Max Credits per Run (${runLimit})`,
+				{
+					itemIndex: (unknown ?? creating[0]).i,
+					description: `Nothing was started or charged for any item. ${unknown ? 'Remove Max Credits per Run for this operation.' : 'Raise Max Credits per Run, or send fewer items.'}`,
+				},
+			);
+			if (!continueOnFail) throw error;
+			for (const p of creating) fail(error, p.i);
+			plans = plans.filter((p) => !creating.includes(p));
+		}
+	}
+
+	// 3. Send: plain reads a few at a time, anything else one by one in item order.
+	const jobs: Array<{ job: PendingJob; settings: JobSettings }> = [];
+	const failed = new Map<number, unknown>();
+	await inWindow(
+		plans,
+		(p) => (isPlainRead(p.e) ? READS_IN_FLIGHT : 1),
+		async (p) => {
+			const sent = await sendItem(ctx, p, memory);
+			if (p.job?.settings.waitForCompletion) {
+				for (const job of sent as PendingJob[]) jobs.push({ job, settings: p.job.settings });
+			} else results[p.i] = sent as INodeExecutionData[];
+		},
+		failed,
+		!continueOnFail,
+	);
+	jobs.sort((a, b) => a.job.itemIndex - b.job.itemIndex);
+	const started = jobs.map((j) => j.job);
+	if (failed.size) {
+		const first = Math.min(...failed.keys());
+		if (!continueOnFail) {
+			// Stopped: the jobs already started are cancelled with the execution, or named.
+			if (started.length && ctx.getExecutionCancelSignal()?.aborted) {
+				await waitForJobs(ctx, started);
+			}
+			throw withStartedJobs(asNodeError(ctx, failed.get(first), first), started);
+		}
+		for (const [i, error] of failed) fail(error, i);
+	}
+
+	// 4. Wait for every job of the run together, then 5. outputs: one per job, in item order.
+	if (jobs.length) {
+		await waitForJobs(ctx, started);
+		const firstFailure = started.find((j) => j.error);
+		if (firstFailure && !continueOnFail) {
+			throw withStartedJobs(asNodeError(ctx, firstFailure.error, firstFailure.itemIndex), started);
+		}
+		for (const { job, settings } of jobs) {
+			let out: INodeExecutionData;
+			try {
+				if (job.error) throw job.error;
+				out = await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex);
+			} catch (error) {
+				if (!continueOnFail) throw withStartedJobs(asNodeError(ctx, error, job.itemIndex), started);
+				out = errorItem(error as Error, job.itemIndex);
+			}
+			(results[job.itemIndex] ??= []).push(out);
+		}
+	}
+	memory.clear();
+	const filled = results.filter((r): r is INodeExecutionData[] => r !== undefined);
+	return [filled.length === 1 ? filled[0] : filled.flat()];
 }

@@ -261,13 +261,27 @@ function networkError(ctx: MediaGenContext, error: Error, retries: number, itemI
 	});
 }
 
+/**
+ * A NodeApiError or NodeOperationError of this package's n8n-workflow, or of another copy of it:
+ * n8n's own, whose helpers threw it, when a manual install put a second copy beside the package
+ * (README, Install). Such an error is passed on as it is, so n8n recognises it as its own.
+ */
+export function isNodeError(error: unknown): error is NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return true;
+	return (
+		error instanceof Error &&
+		(error.name === 'NodeApiError' || error.name === 'NodeOperationError') &&
+		typeof (error as Error & { node?: unknown }).node === 'object'
+	);
+}
+
 /** The error as n8n shows it: NodeApiError and NodeOperationError pass, anything else is wrapped. */
 export function asNodeError(
 	ctx: MediaGenContext,
 	error: unknown,
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	if (isNodeError(error)) return error;
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 

@@ -115,6 +115,8 @@ export interface N8nHome {
 export interface CreateHomeOptions {
 	/** A packed package (`npm pack`) to install as a community package */
 	tarball?: string;
+	/** npm flags of the install (default: the README's manual command, MANUAL_INSTALL_FLAGS) */
+	npmFlags?: string[];
 	/**
 	 * Node types that must load from the tarball; checked with `n8n export:nodes`.
 	 * Default for n8n-nodes-mediagen: ['n8n-nodes-mediagen.mediaGen']; `false` skips the check.
@@ -155,7 +157,7 @@ export async function createN8nHome(opts: CreateHomeOptions = {}): Promise<N8nHo
 		cleanup: () => rm(dir, { recursive: true, force: true, maxRetries: 3 }),
 	};
 	if (opts.tarball) {
-		home.communityPackage = await installCommunityPackage(home, opts.tarball);
+		home.communityPackage = await installCommunityPackage(home, opts.tarball, opts.npmFlags);
 		const expected =
 			opts.expectNodeTypes ??
 			(home.communityPackage.name === 'n8n-nodes-mediagen' ? ['n8n-nodes-mediagen.mediaGen'] : []);
@@ -179,13 +181,25 @@ export async function createN8nHome(opts: CreateHomeOptions = {}): Promise<N8nHo
 }
 
 /**
- * Installs a tarball into `<userFolder>/.n8n/nodes` as the n8n docs tell users to do for a
- * manual install (`cd ~/.n8n/nodes && npm install <package>`), with install scripts off and
- * without the peer dependency (n8n-workflow is n8n's own; n8n's installer drops peers too).
+ * The flags of the README's manual install command (`npm install n8n-nodes-mediagen <flags>` in
+ * `~/.n8n/nodes`): without them npm 7+ installs the peer n8n-workflow beside the package, a second
+ * copy whose error classes n8n does not recognise. test/unit/readme.test.ts checks the README says
+ * exactly this command.
+ */
+export const MANUAL_INSTALL_FLAGS = ['--omit=peer'];
+/** The README's `.npmrc` line for `~/.n8n/nodes`: later installs there leave the peer out too. */
+export const NODES_NPMRC_LINE = 'omit=peer';
+
+/**
+ * Installs a tarball into `<userFolder>/.n8n/nodes` with the README's manual install command
+ * (`cd ~/.n8n/nodes && npm install <package> --omit=peer`), install scripts off. `npmFlags`
+ * replaces MANUAL_INSTALL_FLAGS (e.g. `[]` for a plain `npm install`, which brings a second
+ * n8n-workflow).
  */
 export async function installCommunityPackage(
 	home: N8nHome,
 	tarball: string,
+	npmFlags: string[] = MANUAL_INSTALL_FLAGS,
 ): Promise<{ name: string; version: string; dir: string }> {
 	const nodesDir = path.join(home.userFolder, '.n8n', 'nodes');
 	await mkdir(nodesDir, { recursive: true });
@@ -202,8 +216,8 @@ export async function installCommunityPackage(
 		[
 			'install',
 			abs,
+			...npmFlags,
 			'--ignore-scripts',
-			'--legacy-peer-deps',
 			'--audit=false',
 			'--fund=false',
 			'--bin-links=false',

@@ -30,7 +30,7 @@ import {
 	importWorkflows,
 	nodeItems,
 } from './n8n';
-import { MG, MIN, WF } from './workflows';
+import { e2eDemoOptions, MG, MIN, WF } from './workflows';
 
 describeE2E('the packed package in a real n8n, against the sandbox', () => {
 	let ctx: DemoContext;
@@ -42,15 +42,7 @@ describeE2E('the packed package in a real n8n, against the sandbox', () => {
 			throw new Error('dist/ is not built: run `npm run build` first (npm run test:e2e does)');
 		workDir = mkdtempSync(path.join(tmpdir(), 'mediagen-e2e-work-'));
 		const t0 = Date.now();
-		ctx = await setupDemo({
-			workDir,
-			build: false,
-			// a directory to pack instead of the repository (a copy with a changed package.json, say)
-			packDir: process.env.MEDIAGEN_E2E_PACK_DIR || undefined,
-			timeScale: 0.02,
-			rateLimitPerMinute: 120,
-			allowHttpWebhooks: true,
-		});
+		ctx = await setupDemo(e2eDemoOptions(workDir));
 		await importWorkflows(ctx.home, Object.values(WF));
 		timings.setup = Date.now() - t0;
 	}, 30 * MIN);

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Queue mode: the e2e subset with n8n split into processes, as scaled installs run it: Redis
  * (Debian's redis-server, started here), `n8n start` (main: editor, activation; production
@@ -27,7 +27,7 @@ import {
 	startN8n,
 	startRedis,
 } from './n8n';
-import { MIN, viaWebhook, WF } from './workflows';
+import { e2eDemoOptions, MIN, viaWebhook, WF } from './workflows';
 
 type Json = Record<string, unknown>;
 
@@ -55,14 +55,7 @@ describeE2E('queue mode: main + worker + webhook process, Redis', () => {
 			throw new Error('queue mode needs redis-server: apt-get install -y redis-server');
 		const t0 = Date.now();
 		workDir = mkdtempSync(path.join(tmpdir(), 'mediagen-e2e-queue-'));
-		ctx = await setupDemo({
-			workDir,
-			build: false,
-			packDir: process.env.MEDIAGEN_E2E_PACK_DIR || undefined,
-			timeScale: 0.02,
-			rateLimitPerMinute: 120,
-			allowHttpWebhooks: true,
-		});
+		ctx = await setupDemo(e2eDemoOptions(workDir));
 		const wfs = Object.values(HOOKS);
 		await importWorkflows(ctx.home, wfs);
 		for (const wf of wfs) await publishWorkflow(ctx.home, wf.id);

@@ -1,19 +1,35 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Workflows of the e2e suites (nodes.e2e.test.ts headless, queue.e2e.test.ts in queue mode):
  * the MediaGen node's create/get/list, 404 with and without continue-on-fail, binary in and out,
  * generations waited for. Each starts with a Manual Trigger; `viaWebhook` swaps it for a Webhook.
  */
+import type { SetupOptions } from '../../scripts/demoSetup';
 import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
 import type { N8nWorkflow } from './n8n';
 
 export const MIN = 60_000;
+
+/**
+ * setupDemo's options in the e2e suites: the packed repository (or a directory to pack instead,
+ * MEDIAGEN_E2E_PACK_DIR: a copy with a changed package.json, say), sandbox time scale 0.02,
+ * 120 requests per minute, webhooks to http://127.0.0.1 allowed.
+ */
+export const e2eDemoOptions = (workDir: string): SetupOptions => ({
+	workDir,
+	build: false,
+	packDir: process.env.MEDIAGEN_E2E_PACK_DIR || undefined,
+	timeScale: 0.02,
+	rateLimitPerMinute: 120,
+	allowHttpWebhooks: true,
+});
 export const MG = 'n8n-nodes-mediagen.mediaGen';
 export const MISSING = '00000000-0000-4000-8000-000000000000';
 
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
 let seq = 0;
-function node(
+export function node(
 	name: string,
 	type: string,
 	parameters: Record<string, unknown>,
@@ -33,7 +49,7 @@ function node(
 		...extra,
 	};
 }
-const mg = (
+export const mg = (
 	name: string,
 	parameters: Record<string, unknown>,
 	extra: Record<string, unknown> = {},

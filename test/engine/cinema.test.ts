@@ -409,11 +409,13 @@ describe('refusals and failures', () => {
 			[{ project: p.id }, { project: '5d0c1f7e-8a3b-4c2d-9e1f-0a1b2c3d4e5f' }],
 		);
 		expect(r.error).toBeUndefined();
-		// Item 0 started two jobs: one failed, so the item fails; item 1 is a 404.
-		expect(r.out).toHaveLength(2);
-		expect(r.out[0].error).toMatch(/failed: Simulated failure/);
-		expect(r.out[1].error).toMatch(/not found|could not be found/i);
-		expect(r.items(NAME).map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		// Item 0 started two jobs: each is an output, the charged one beside the failed one (a
+		// failed job never hides a succeeded one); item 1 is a 404.
+		expect(r.out).toHaveLength(3);
+		expect(r.out[0]).toMatchObject({ status: 'completed', credits_charged: 4 });
+		expect(r.out[1].error).toMatch(/failed: Simulated failure/);
+		expect(r.out[2].error).toMatch(/not found|could not be found/i);
+		expect(r.items(NAME).map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 1 }]);
 		// The good shot was charged, the failed one returned its reservation.
 		expect(balance()).toBe(before - 4);
 	});

@@ -23,6 +23,8 @@ import type {
 	INodeParameters,
 	IVersionedNodeType,
 	IExecuteFunctions,
+	IRunExecutionData,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
 
@@ -243,9 +245,17 @@ export interface StartedRun {
 	done: Promise<RunResult>;
 }
 
-/** Starts a workflow with n8n-core's WorkflowExecute, from its first node. */
-export function startWorkflow(workflowData: IWorkflowBase, options: RunOptions): StartedRun {
+/**
+ * Starts a workflow with n8n-core's WorkflowExecute, from its first node, or (`from`) resumes
+ * saved execution data in another mode, as n8n's Retry does (see retryExecution).
+ */
+export function startWorkflow(
+	workflowData: IWorkflowBase,
+	options: RunOptions,
+	from?: { mode: WorkflowExecuteMode; data: IRunExecutionData },
+): StartedRun {
 	const executionId = options.executionId ?? randomUUID();
+	const mode = from?.mode ?? 'manual';
 	const workflow = new Workflow({
 		id: workflowData.id,
 		name: workflowData.name,
@@ -255,7 +265,7 @@ export function startWorkflow(workflowData: IWorkflowBase, options: RunOptions):
 		active: false,
 		settings: workflowData.settings,
 	});
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	let finished: (run: IRun) => void = () => {};
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
@@ -263,13 +273,15 @@ export function startWorkflow(workflowData: IWorkflowBase, options: RunOptions):
 
 	const startNode = workflow.getNode(workflowData.nodes[0].name);
 	if (!startNode) throw new Error('workflow has no nodes');
-	const runExecutionData = createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
-		},
-	});
+	const runExecutionData =
+		from?.data ??
+		createRunExecutionData({
+			executionData: {
+				nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
+			},
+		});
 
-	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	const running = execute.processRunExecutionData(workflow);
 	return {
 		cancel: () => running.cancel(),
@@ -286,6 +298,27 @@ export async function runWorkflow(
 	options: RunOptions,
 ): Promise<RunResult> {
 	return await startWorkflow(workflowData, options).done;
+}
+
+/**
+ * n8n's Retry of a failed execution, as packages/cli's ExecutionService.retry does it: a new
+ * execution (new id) in mode `retry` from the failed one's execution data as saved (a JSON copy),
+ * the error and the failed node's errored run removed, so that the failed node runs again with
+ * the same input (and the node context the failed execution saved).
+ */
+export async function retryExecution(
+	workflowData: IWorkflowBase,
+	failed: IRun,
+	options: RunOptions,
+): Promise<RunResult> {
+	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const runs = data.resultData.runData?.[lastNodeExecuted];
+		if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
+	}
+	return await startWorkflow(workflowData, options, { mode: 'retry', data }).done;
 }
 
 function toResult(run: IRun): RunResult {

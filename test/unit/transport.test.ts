@@ -1,4 +1,8 @@
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
 import {
+	asNodeError,
 	backoffDelay,
 	defaultIdempotencyKey,
 	errorMessage,
@@ -76,5 +80,32 @@ describe('error meaning', () => {
 				],
 			}),
 		).toEqual(['name: too long', 'inputs.0.slot: required']);
+	});
+});
+
+describe('errors of another n8n-workflow copy', () => {
+	const node = { name: 'MediaGen', type: 'n8n-nodes-mediagen.mediaGen' } as INode;
+	const ctx = { getNode: () => node } as unknown as IExecuteFunctions;
+	/** What an error of n8n's own copy looks like from a package that has a second copy. */
+	class NodeOperationError extends Error {
+		override name = 'NodeOperationError';
+		node = node;
+		description = 'from n8n';
+	}
+	test('an error n8n threw (another copy, same shape) is passed on as it is, not wrapped', () => {
+		const theirs = new NodeOperationError('binary property "data" missing');
+		expect(asNodeError(ctx, theirs)).toBe(theirs);
+	});
+	test('our own errors pass, anything else is wrapped with its message', () => {
+		const ours = new NodeApiError(node, { message: 'x' }, { httpCode: '404' });
+		expect(asNodeError(ctx, ours)).toBe(ours);
+		const plain = new Error('socket hang up');
+		const wrapped = asNodeError(ctx, plain, 2);
+		expect(wrapped).not.toBe(plain);
+		expect(wrapped.name).toBe('NodeOperationError');
+		expect(wrapped.message).toBe('socket hang up');
+		// a look-alike without a node is not taken for n8n's error
+		const fake = Object.assign(new Error('fake'), { name: 'NodeApiError' });
+		expect(asNodeError(ctx, fake)).not.toBe(fake);
 	});
 });
