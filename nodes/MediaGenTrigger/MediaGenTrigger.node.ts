@@ -23,11 +23,17 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 	INodeType,
+	INodeTypeBaseDescription,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeConnectionTypes,
+	NodeOperationError,
+	VersionedNodeType,
+} from 'n8n-workflow';
 
 import { downloadAssetToBinary } from '../shared/binary';
 import { asNodeError, mediaGenRequest } from '../shared/transport';
@@ -514,7 +520,8 @@ const eventOptions = [
 	},
 ];
 
-const properties: INodeProperties[] = [
+/** Versions 1 and 2, as released: manual mode's secret is a node parameter. */
+const propertiesV1: INodeProperties[] = [
 	{
 		displayName: 'Registration',
 		name: 'registration',
@@ -554,15 +561,7 @@ const properties: INodeProperties[] = [
 		name: 'manualNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { registration: ['manual'], '@version': [1, 2] } },
-	},
-	{
-		displayName:
-			"In MediaGen's settings (Webhooks), create an endpoint with this node's Production URL and choose its events; put the signing secret it shows once into a MediaGen Webhook Secret credential. For test events, make a second endpoint with the Test URL and put its secret in the credential's Test Signing Secret.",
-		name: 'manualCredentialNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { registration: ['manual'], '@version': [3] } },
+		displayOptions: { show: { registration: ['manual'] } },
 	},
 	{
 		displayName: 'Signing Secret',
@@ -573,7 +572,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'whsec_...',
 		description: 'The secret MediaGen showed when the endpoint was created (starts with whsec_)',
-		displayOptions: { show: { registration: ['manual'], '@version': [1, 2] } },
+		displayOptions: { show: { registration: ['manual'] } },
 	},
 	{
 		displayName: 'Options',
@@ -621,41 +620,57 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export class MediaGenTrigger implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'MediaGen Trigger',
-		name: 'mediaGenTrigger',
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		group: ['trigger'],
-		// Version 2 changes nothing in the node: it tells n8n (2.40) not to evaluate, for every
-		// request, the expression it reads a version 1 webhook node's "binaryData" option with,
-		// which needs an expression isolate (bench/README.md, B6). Both versions behave the same.
-		// Version 3 moves manual mode's signing secret out of the workflow into a credential of its
-		// own (MediaGen Webhook Secret), with a second secret for the Test URL.
-		version: [1, 2, 3],
-		defaultVersion: 3,
+/** Version 3: manual mode's secrets come from the MediaGen Webhook Secret API credential. */
+const propertiesV3: INodeProperties[] = propertiesV1.flatMap((p): INodeProperties[] => {
+	if (p.name === 'signingSecret') return [];
+	if (p.name !== 'manualNotice') return [p];
+	return [
+		{
+			displayName:
+				"In MediaGen's settings (Webhooks), create an endpoint with this node's Production URL and choose its events; put the signing secret it shows once into a MediaGen Webhook Secret API credential. For test events, make a second endpoint with the Test URL and put its secret in the credential's Test Signing Secret.",
+			name: 'manualCredentialNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { registration: ['manual'] } },
+		},
+	];
+});
+
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Trigger',
+	name: 'mediaGenTrigger',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['trigger'],
+	description:
+		'Starts the workflow when MediaGen sends an event: generations, canvas runs, exports, publications',
+	// Version 2 changes nothing in the node: it tells n8n (2.40) not to evaluate, for every
+	// request, the expression it reads a version 1 webhook node's "binaryData" option with, which
+	// needs an expression isolate (bench/README.md, B6). Versions 1 and 2 behave the same.
+	// Version 3 moves manual mode's signing secret out of the workflow into a credential of its
+	// own (MediaGen Webhook Secret API), with a second secret for the Test URL.
+	defaultVersion: 3,
+};
+
+const apiCredential = {
+	name: 'mediaGenApi',
+	required: true,
+	displayOptions: { show: { registration: ['automatic'] } },
+};
+
+function versionDescription(
+	version: number | number[],
+	properties: INodeProperties[],
+	credentials: INodeTypeDescription['credentials'],
+): INodeTypeDescription {
+	return {
+		...baseDescription,
+		version,
 		subtitle:
 			'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow when MediaGen sends an event: generations, canvas runs, exports, publications',
 		defaults: { name: 'MediaGen Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'mediaGenApi',
-				required: true,
-				displayOptions: { show: { registration: ['automatic'] } },
-			},
-			{
-				name: 'mediaGenWebhookSecretApi',
-				required: true,
-				testedBy: 'webhookSecretTest',
-				displayOptions: {
-					show: { registration: ['manual'], '@version': [3] },
-				},
-			},
-		],
+		credentials,
 		webhooks: [
 			{
 				name: 'default',
@@ -669,6 +684,11 @@ export class MediaGenTrigger implements INodeType {
 		],
 		properties,
 	};
+}
+
+/** One version of the trigger: the description differs, the behaviour is shared. */
+class MediaGenTriggerVersion implements INodeType {
+	constructor(public description: INodeTypeDescription) {}
 
 	methods = {
 		credentialTest: {
@@ -802,5 +822,29 @@ export class MediaGenTrigger implements INodeType {
 		if (Object.keys(binary).length) item.binary = binary;
 		if (downloadErrors.length) item.json.downloadErrors = downloadErrors;
 		return { noWebhookResponse: true, workflowData: [[item]] };
+	}
+}
+
+/**
+ * MediaGen Trigger, versions 1 and 2 (manual mode's secret pasted into the node) and 3 (the
+ * default: manual mode's secrets in a MediaGen Webhook Secret API credential).
+ */
+export class MediaGenTrigger extends VersionedNodeType {
+	constructor() {
+		const v1 = new MediaGenTriggerVersion(
+			versionDescription([1, 2], propertiesV1, [apiCredential]),
+		);
+		const v3 = new MediaGenTriggerVersion(
+			versionDescription(3, propertiesV3, [
+				apiCredential,
+				{
+					name: 'mediaGenWebhookSecretApi',
+					required: true,
+					testedBy: 'webhookSecretTest',
+					displayOptions: { show: { registration: ['manual'] } },
+				},
+			]),
+		);
+		super({ 1: v1, 2: v1, 3: v3 }, baseDescription);
 	}
 }

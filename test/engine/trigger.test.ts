@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 
-import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
@@ -134,7 +134,10 @@ async function generate(params: IDataObject = {}): Promise<Body> {
 }
 
 describe('description', () => {
-	const { description } = new MediaGenTrigger();
+	const trigger = new MediaGenTrigger();
+	// versions 1 and 2 share one description (as released); version 3 has its own
+	const { description } = trigger.getNodeType(2);
+	const v3 = trigger.getNodeType(3).description;
 
 	test("a trigger with the spec's events, answering as soon as the execution starts", () => {
 		expect(description).toMatchObject({
@@ -157,35 +160,43 @@ describe('description', () => {
 			[...EVENT_TYPES, '*'].sort(),
 		);
 		expect([...EVENT_TYPES].sort()).toEqual([...SPEC_EVENT_TYPES].sort());
-		expect(description.credentials).toEqual([
-			{
-				name: 'mediaGenApi',
-				required: true,
-				displayOptions: { show: { registration: ['automatic'] } },
-			},
+		const api = {
+			name: 'mediaGenApi',
+			required: true,
+			displayOptions: { show: { registration: ['automatic'] } },
+		};
+		expect(description.credentials).toEqual([api]);
+		expect(v3.credentials).toEqual([
+			api,
 			{
 				name: 'mediaGenWebhookSecretApi',
 				required: true,
 				testedBy: 'webhookSecretTest',
-				displayOptions: { show: { registration: ['manual'], '@version': [3] } },
+				displayOptions: { show: { registration: ['manual'] } },
 			},
 		]);
 		// versions 1 and 2 keep their pasted secret parameter; version 3 (default) has none
-		expect(description.version).toEqual([1, 2, 3]);
-		expect(description.defaultVersion).toBe(3);
+		expect(description.version).toEqual([1, 2]);
+		expect(v3.version).toBe(3);
+		expect(trigger.description.defaultVersion).toBe(3);
+		expect(v3.webhooks).toEqual(description.webhooks);
 		const secret = description.properties.find((p) => p.name === 'signingSecret');
 		expect(secret).toMatchObject({
 			type: 'string',
 			default: '',
 			required: true,
 			typeOptions: { password: true },
-			displayOptions: { show: { registration: ['manual'], '@version': [1, 2] } },
+			displayOptions: { show: { registration: ['manual'] } },
 		});
 	});
 
 	test('the MediaGen Webhook Secret credential test checks the form of both secrets', async () => {
 		const check = (data: IDataObject) =>
-			new MediaGenTrigger().methods.credentialTest.webhookSecretTest.call(
+			(
+				trigger.getNodeType(3) as unknown as {
+					methods: { credentialTest: Record<string, (...args: unknown[]) => Promise<unknown>> };
+				}
+			).methods.credentialTest.webhookSecretTest.call(
 				{} as never,
 				{ id: 'c', name: 'c', type: 'mediaGenWebhookSecretApi', data } as never,
 			);
@@ -202,12 +213,12 @@ describe('description', () => {
 	});
 
 	test('which parameters each version shows (n8n saves only those): v3 manual has no secret', () => {
-		const shown = (typeVersion: number, parameters: INodeParameters) =>
-			description.properties
-				.filter((p) =>
-					NodeHelpers.displayParameter(parameters, p, { typeVersion } as INode, description),
-				)
+		const shown = (typeVersion: number, parameters: INodeParameters) => {
+			const d = trigger.getNodeType(typeVersion).description;
+			return d.properties
+				.filter((p) => NodeHelpers.displayParameter(parameters, p, { typeVersion } as INode, d))
 				.map((p) => p.name);
+		};
 		for (const v of [1, 2])
 			expect(shown(v, { registration: 'manual' })).toEqual([
 				'registration',
@@ -605,12 +616,12 @@ describe('deliveries: verified before anything runs', () => {
 		).toEqual(['evt_x']);
 
 		// a second webhook process: the node's module loaded afresh (its own, empty memory)
-		let Fresh: (new () => INodeType) | undefined;
+		let Fresh: (new () => MediaGenTrigger) | undefined;
 		jest.isolateModules(() => {
 			// eslint-disable-next-line @typescript-eslint/no-require-imports
 			Fresh = require('../../nodes/MediaGenTrigger/MediaGenTrigger.node').MediaGenTrigger;
 		});
-		n8n.webhookProcess = new Fresh!();
+		n8n.webhookProcess = new Fresh!().getNodeType(n8n.node.typeVersion);
 		const again = await post(n8n.productionUrl, d.headers, d.body);
 		expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: true });
 		// and a new event still runs in that process

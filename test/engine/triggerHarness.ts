@@ -63,8 +63,6 @@ class PassThrough implements INodeType {
 NODE_TYPES[TRIGGER_TYPE] = new MediaGenTrigger();
 NODE_TYPES['test.passThrough'] = new PassThrough();
 
-const triggerType = NODE_TYPES[TRIGGER_TYPE];
-
 /** One request the fake n8n received, and what it answered. */
 export interface ReceivedRequest {
 	path: string;
@@ -150,8 +148,11 @@ export class FakeN8n {
 
 	readonly runs: IRun[] = [];
 
+	/** The trigger's class of the node's version. */
+	readonly triggerType: INodeType;
+
 	/** The node type answering requests (swap it to play another webhook process). */
-	webhookProcess: INodeType = triggerType;
+	webhookProcess: INodeType;
 
 	private readonly pending = new Set<Promise<void>>();
 
@@ -176,6 +177,8 @@ export class FakeN8n {
 					: {}),
 			},
 		};
+		this.triggerType = new NodeTypes().getByNameAndVersion(TRIGGER_TYPE, this.node.typeVersion);
+		this.webhookProcess = this.triggerType;
 	}
 
 	static async start(options: FakeN8nOptions): Promise<FakeN8n> {
@@ -257,7 +260,7 @@ export class FakeN8n {
 		additionalData: IWorkflowExecuteAdditionalData,
 		isTest: boolean,
 	): IWebhookData {
-		const description = triggerType.description.webhooks?.[0] as IWebhookDescription;
+		const description = this.triggerType.description.webhooks?.[0] as IWebhookDescription;
 		return {
 			httpMethod: 'POST',
 			node: this.node.name,
@@ -281,7 +284,7 @@ export class FakeN8n {
 		const webhookData = this.webhookData(workflow, additionalData, isTest);
 		const node = workflow.getNode(this.node.name)!;
 		const context = new HookContext(workflow, node, additionalData, mode, activation, webhookData);
-		const fn = triggerType.webhookMethods!.default![method];
+		const fn = this.triggerType.webhookMethods!.default![method];
 		return (await fn.call(context)) as boolean;
 	}
 
@@ -420,7 +423,7 @@ export class FakeN8n {
 				response
 					.status(200)
 					.send(
-						triggerType.description.webhooks?.[0]?.responseData === 'noData'
+						this.triggerType.description.webhooks?.[0]?.responseData === 'noData'
 							? undefined
 							: { message: 'Workflow was started' },
 					);
