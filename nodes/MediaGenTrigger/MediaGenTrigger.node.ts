@@ -660,7 +660,6 @@ const apiCredential = {
 function versionDescription(
 	version: number | number[],
 	properties: INodeProperties[],
-	credentials: INodeTypeDescription['credentials'],
 ): INodeTypeDescription {
 	return {
 		...baseDescription,
@@ -670,7 +669,6 @@ function versionDescription(
 		defaults: { name: 'MediaGen Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials,
 		webhooks: [
 			{
 				name: 'default',
@@ -686,10 +684,8 @@ function versionDescription(
 	};
 }
 
-/** One version of the trigger: the description differs, the behaviour is shared. */
-class MediaGenTriggerVersion implements INodeType {
-	constructor(public description: INodeTypeDescription) {}
-
+/** What every version of the trigger does; the versions below differ in their description. */
+abstract class MediaGenTriggerBehaviour {
 	methods = {
 		credentialTest: {
 			/** The secrets cannot be checked with MediaGen (it never shows them again): their form is. */
@@ -825,26 +821,39 @@ class MediaGenTriggerVersion implements INodeType {
 	}
 }
 
+/** Versions 1 and 2, as released: manual mode's secret is a node parameter. */
+class MediaGenTriggerV1 extends MediaGenTriggerBehaviour implements INodeType {
+	description: INodeTypeDescription = {
+		...versionDescription([1, 2], propertiesV1),
+		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		credentials: [apiCredential],
+	};
+}
+
+/** Version 3: manual mode's secrets in a MediaGen Webhook Secret API credential. */
+class MediaGenTriggerV3 extends MediaGenTriggerBehaviour implements INodeType {
+	description: INodeTypeDescription = {
+		...versionDescription(3, propertiesV3),
+		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		credentials: [
+			apiCredential,
+			{
+				name: 'mediaGenWebhookSecretApi',
+				required: true,
+				testedBy: 'webhookSecretTest',
+				displayOptions: { show: { registration: ['manual'] } },
+			},
+		],
+	};
+}
+
 /**
  * MediaGen Trigger, versions 1 and 2 (manual mode's secret pasted into the node) and 3 (the
  * default: manual mode's secrets in a MediaGen Webhook Secret API credential).
  */
 export class MediaGenTrigger extends VersionedNodeType {
 	constructor() {
-		const v1 = new MediaGenTriggerVersion(
-			versionDescription([1, 2], propertiesV1, [apiCredential]),
-		);
-		const v3 = new MediaGenTriggerVersion(
-			versionDescription(3, propertiesV3, [
-				apiCredential,
-				{
-					name: 'mediaGenWebhookSecretApi',
-					required: true,
-					testedBy: 'webhookSecretTest',
-					displayOptions: { show: { registration: ['manual'] } },
-				},
-			]),
-		);
-		super({ 1: v1, 2: v1, 3: v3 }, baseDescription);
+		const v1 = new MediaGenTriggerV1();
+		super({ 1: v1, 2: v1, 3: new MediaGenTriggerV3() }, baseDescription);
 	}
 }
