@@ -657,6 +657,9 @@ const apiCredential = {
 	displayOptions: { show: { registration: ['automatic'] } },
 };
 
+const SUBTITLE =
+	'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}';
+
 function versionDescription(
 	version: number | number[],
 	properties: INodeProperties[],
@@ -664,8 +667,6 @@ function versionDescription(
 	return {
 		...baseDescription,
 		version,
-		subtitle:
-			'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}',
 		defaults: { name: 'MediaGen Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -826,6 +827,8 @@ class MediaGenTriggerV1 extends MediaGenTriggerBehaviour implements INodeType {
 	description: INodeTypeDescription = {
 		...versionDescription([1, 2], propertiesV1),
 		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		group: ['trigger'],
+		subtitle: SUBTITLE,
 		credentials: [apiCredential],
 	};
 }
@@ -835,6 +838,8 @@ class MediaGenTriggerV3 extends MediaGenTriggerBehaviour implements INodeType {
 	description: INodeTypeDescription = {
 		...versionDescription(3, propertiesV3),
 		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		group: ['trigger'],
+		subtitle: SUBTITLE,
 		credentials: [
 			apiCredential,
 			{
