@@ -3,7 +3,7 @@
  * Shared helpers of the real-n8n benchmarks (bench/perItem.ts, bench/loadCost.ts,
  * bench/trigger.ts): packing the package once, statistics, and a line describing the machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,4 +60,56 @@ export function table(head: string[], rows: Array<Array<string | number>>): stri
 
 export function sleep(ms: number): Promise<void> {
 	return new Promise((r) => setTimeout(r, ms));
+}
+
+const kib = (line: string | undefined) => Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
+
+/** This process's resident memory now and its peak (VmHWM), in bytes, from /proc/self/status. */
+export function procStatus(): { rss: number; hwm: number } {
+	const text = readFileSync('/proc/self/status', 'utf8');
+	return {
+		rss: kib(/^VmRSS:.*$/m.exec(text)?.[0]),
+		hwm: kib(/^VmHWM:.*$/m.exec(text)?.[0]),
+	};
+}
+
+/** A few full collections when the process runs with --expose-gc. */
+export function collectGarbage(): void {
+	const collect = (globalThis as { gc?: () => void }).gc;
+	if (collect) for (let i = 0; i < 3; i++) collect();
+}
+
+export interface MemoryWatch {
+	/** RSS when the watch began (after garbage collection), in bytes. */
+	baseline: number;
+	/** Ends the watch: the highest sampled RSS, the kernel's peak (VmHWM), samples taken. */
+	stop(): { sampledPeak: number; hwm: number; samples: number };
+}
+
+/**
+ * Starts watching this process's memory around one measured piece of work: collects garbage,
+ * takes the baseline RSS, resets the kernel's peak (VmHWM, through /proc/self/clear_refs) and
+ * samples RSS every 20 ms until `stop()`.
+ */
+export async function watchMemory(): Promise<MemoryWatch> {
+	collectGarbage();
+	await sleep(200);
+	collectGarbage();
+	const baseline = procStatus().rss;
+	writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
+	let sampledPeak = baseline;
+	let samples = 0;
+	const sampler = setInterval(() => {
+		sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
+		samples++;
+	}, 20);
+	return {
+		baseline,
+		stop: () => {
+			clearInterval(sampler);
+			const { hwm } = procStatus();
+			sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
+			return { sampledPeak, hwm, samples };
+		},
+	};
 }

@@ -12,10 +12,11 @@
  *     | { op: 'upload', baseUrl, apiKey, storagePath, size, seed }
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 import type { IBinaryData } from 'n8n-workflow';
+
+import { watchMemory } from './lib';
 
 interface Task {
 	op: 'download' | 'upload';
@@ -28,21 +29,6 @@ interface Task {
 }
 
 const MiB = 1024 * 1024;
-const kib = (line: string | undefined) => Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
-
-function status(): { rss: number; hwm: number } {
-	const text = readFileSync('/proc/self/status', 'utf8');
-	return {
-		rss: kib(/^VmRSS:.*$/m.exec(text)?.[0]),
-		hwm: kib(/^VmHWM:.*$/m.exec(text)?.[0]),
-	};
-}
-
-function gc(): void {
-	const collect = (globalThis as { gc?: () => void }).gc;
-	if (collect) for (let i = 0; i < 3; i++) collect();
-}
-
 async function main() {
 	const task = JSON.parse(process.argv[2] ?? '{}') as Task;
 	const harness = await import('../test/engine/harness');
@@ -104,23 +90,12 @@ async function main() {
 		);
 	}
 
-	gc();
-	await new Promise((resolve) => setTimeout(resolve, 200));
-	gc();
-	const baseline = status().rss;
-	writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
-	let sampledPeak = baseline;
-	let samples = 0;
-	const sampler = setInterval(() => {
-		sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
-		samples++;
-	}, 20);
+	const watch = await watchMemory();
+	const baseline = watch.baseline;
 	const started = process.hrtime.bigint();
 	const result = await harness.runWorkflow(workflow, { credentials });
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-	clearInterval(sampler);
-	const { hwm } = status();
-	sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
+	const { sampledPeak, hwm, samples } = watch.stop();
 
 	if (result.error) throw new Error(`workflow failed: ${result.error.message}`);
 	const out: Record<string, unknown> = {

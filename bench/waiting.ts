@@ -46,9 +46,10 @@ async function main() {
 		const ended = Date.parse(String(record.completed_at));
 		const lateS = (arrived - ended) / 1000 / scale;
 		const targetS = Math.max(1, seconds * 0.1);
+		// one job: its polls are the list requests (GET /generations) and any single reads
 		const polls = sb.control.requests({
 			method: 'GET',
-			path: `/generations/${String(record.id)}$`,
+			path: `/generations(/${String(record.id)})?$`,
 		}).length;
 		console.log(
 			`${String(seconds).padStart(6)} s   | ${lateS.toFixed(2).padStart(6)} s | ${targetS.toFixed(1).padStart(5)} s | ${String(polls).padStart(5)} | ${lateS <= targetS ? 'ok' : 'MISSED'} (ratio ${(lateS / targetS).toFixed(2)})`,

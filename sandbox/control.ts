@@ -8,6 +8,7 @@ import type { Notification, SentDelivery } from './hooks';
 import { createAsset } from './library';
 import type { RequestLogEntry } from './requestLog';
 import { KEYS, type SandboxConfig } from './state';
+import type { HoldState } from './timers';
 import { parse, z } from './validation';
 import { assetView, creditsView } from './views';
 
@@ -66,6 +67,15 @@ export interface SandboxControl {
 	notifications(): Notification[];
 	/** An asset of `size` bytes generated on the fly when downloaded (byte i = i % 251). */
 	createLargeAsset(input: z.input<typeof largeAssetInput>): AssetJson;
+	/**
+	 * Holds every job where it is (queued, running, a canvas step, an export, a webhook retry): from
+	 * now on nothing moves on by itself until `stepJobs()` or `releaseJobs()`. `reset()` releases.
+	 */
+	holdJobs(): HoldState;
+	/** Moves every job one step now (queued -> running, running -> done, ...), held or not. */
+	stepJobs(): HoldState;
+	/** Stops holding; what came due meanwhile happens now, the rest on its own time. */
+	releaseJobs(): HoldState;
 }
 
 export function makeControl(app: App): SandboxControl {
@@ -93,6 +103,9 @@ export function makeControl(app: App): SandboxControl {
 			app.hooks.sent.length = 0;
 		},
 		notifications: () => [...app.hooks.notifications],
+		holdJobs: () => app.scheduler.hold(),
+		stepJobs: () => app.scheduler.step(),
+		releaseJobs: () => app.scheduler.release(),
 		createLargeAsset: (input) => {
 			const i = parse(largeAssetInput, input);
 			const ws = app.state.workspace(i.workspace);

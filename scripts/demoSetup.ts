@@ -207,7 +207,7 @@ export async function setupDemo(opts: SetupOptions): Promise<DemoContext> {
 	try {
 		await step(
 			timings,
-			'n8n runtime (scripts/n8n-runtime.sh: Node 24 + n8n 2.40.7; minutes the first time, then cached)',
+			`n8n runtime (scripts/n8n-runtime.sh: n8n ${process.env.MEDIAGEN_N8N_VERSION ?? '2.40.7'}; minutes the first time, then cached)`,
 			log,
 			() => ensureRuntime(),
 		);

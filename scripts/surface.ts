@@ -106,12 +106,14 @@ function propertySurface(property: INodeProperties, version: number): Json {
 		}
 		surface.options = groups;
 	}
+	// A mode's `validation` is not pinned: removing one never breaks a saved workflow, and adding
+	// one (which could refuse saved values) is refused for its own reason by
+	// test/engine/safeRegex.test.ts (n8n runs it in its guarded regex engine at every execution).
 	if (property.modes) {
 		surface.modes = property.modes.map((m) => ({
 			name: m.name,
 			type: m.type,
 			typeOptions: m.typeOptions,
-			validation: m.validation,
 			extractValue: m.extractValue,
 		}));
 	}

@@ -393,7 +393,7 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 			default: 10,
 			typeOptions: { minValue: 1, maxValue: 1440 },
 			description:
-				'How long to wait for completion. The job keeps running at MediaGen after a timeout; for long jobs consider the MediaGen Trigger.',
+				"How long each job may run while the node waits, counted from when it leaves MediaGen's queue (time queued behind the run's own jobs does not count). The job keeps running at MediaGen after a timeout and may still be charged; for long jobs consider the MediaGen Trigger.",
 		});
 	}
 	if (e.idempotent) {
@@ -599,7 +599,7 @@ function checkEnum(value: unknown, values: readonly string[], label: string): st
  * Bounds of a free JSON value (the spec gives no limit): deeper or larger input is refused by
  * name before any request, instead of being sent (or overflowing a parser on the way).
  */
-export const JSON_LIMITS = { maxDepth: 32, maxChars: 1_000_000 };
+export const JSON_LIMITS = { maxDepth: 32, maxChars: 5_000_000 };
 
 /** Nesting depth of a parsed JSON value, counted without recursion; stops past `limit`. */
 function depthOf(value: unknown, limit: number): number {

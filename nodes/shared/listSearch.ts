@@ -173,12 +173,9 @@ export function locatorProperty(
 				name: 'id',
 				type: 'string',
 				placeholder: 'e.g. 0b6e8a4c-1f0d-4d5e-9a7b-2c3d4e5f6a7b',
-				validation: [
-					{
-						type: 'regex',
-						properties: { regex: UUID_REGEX, errorMessage: 'Not a valid UUID' },
-					},
-				],
+				// No `validation` regex: n8n runs those through its guarded regex engine (a wall-clock
+				// timeout) at the start of every execution, which fails the run on a busy machine. The
+				// id is checked before any request instead (fields.ts), with the field's name.
 			},
 		],
 	};

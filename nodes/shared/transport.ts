@@ -36,6 +36,11 @@ export interface MediaGenRequest {
 	/** Sent as the Idempotency-Key header; makes a POST safe to retry. */
 	idempotencyKey?: string;
 	itemIndex?: number;
+	/**
+	 * Sent after the execution was cancelled (cancelling its jobs at the service): its waits do
+	 * not end at the cancel. The caller bounds the time it spends.
+	 */
+	ignoreCancel?: boolean;
 }
 
 /** Retry policy; exported so tests and benchmarks can read it. */
@@ -72,6 +77,14 @@ export function retryAfterMs(header: unknown, now = Date.now()): number | undefi
 	return Math.min(Math.max(ms, 0), RETRY.maxRetryAfterSeconds * 1000);
 }
 
+/**
+ * The wait after a 429: Retry-After plus up to 10 % (at least 250 ms, at most 2 s) of random
+ * jitter, so that the requests a limit stopped together do not all come back in the same instant.
+ */
+export function retryAfterWithJitter(ms: number, random: () => number = Math.random): number {
+	return Math.round(ms + random() * Math.min(2000, Math.max(250, ms * 0.1)));
+}
+
 /** A request may be sent again after a server fault only when that cannot do the work twice. */
 export function isRetrySafe(method: string, idempotencyKey?: string): boolean {
 	return ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(method) || !!idempotencyKey;
@@ -106,6 +119,18 @@ export async function cancellableSleep(ctx: MediaGenContext, ms: number): Promis
 	} finally {
 		signal.removeEventListener('abort', onAbort);
 	}
+}
+
+/**
+ * The context as n8n's request helpers see it, without the execution's cancel signal: n8n's
+ * `httpRequestWithAuthentication` aborts requests on that signal when the context has
+ * `getExecutionCancelSignal`, and the requests that cancel jobs at the service after a Stop must
+ * still go out.
+ */
+function withoutCancelSignal<T extends object>(ctx: T): T {
+	return new Proxy(ctx, {
+		has: (target, key) => key !== 'getExecutionCancelSignal' && key in target,
+	});
 }
 
 interface FullResponse {
@@ -314,15 +339,17 @@ export async function mediaGenRequest<T = unknown>(
 
 	let limited = 0;
 	let faults = 0;
+	const pause = (ms: number) => (req.ignoreCancel ? sleep(ms) : cancellableSleep(ctx, ms));
 	for (;;) {
 		let res: FullResponse;
 		try {
-			res = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL, options, {
+			const self = req.ignoreCancel ? withoutCancelSignal(ctx) : ctx;
+			res = (await ctx.helpers.httpRequestWithAuthentication.call(self, CREDENTIAL, options, {
 				credentialsDecrypted: await credentialOf(ctx),
 			})) as FullResponse;
 		} catch (error) {
 			if (safe && faults < RETRY.serverRetries) {
-				await cancellableSleep(ctx, backoffDelay(faults++));
+				await pause(backoffDelay(faults++));
 				continue;
 			}
 			throw networkError(ctx, error as Error, faults, req.itemIndex);
@@ -330,13 +357,14 @@ export async function mediaGenRequest<T = unknown>(
 		const status = res.statusCode;
 		if (status >= 200 && status < 300) return res.body as T;
 		if (status === 429 && limited < RETRY.rateLimitRetries) {
-			const wait = retryAfterMs(res.headers['retry-after']) ?? backoffDelay(limited);
+			const after = retryAfterMs(res.headers['retry-after']);
+			const wait = after === undefined ? backoffDelay(limited) : retryAfterWithJitter(after);
 			limited++;
-			await cancellableSleep(ctx, wait);
+			await pause(wait);
 			continue;
 		}
 		if (status >= 500 && safe && faults < RETRY.serverRetries) {
-			await cancellableSleep(ctx, backoffDelay(faults++));
+			await pause(backoffDelay(faults++));
 			continue;
 		}
 		throw toApiError(ctx, res, status === 429 ? limited : faults, req.itemIndex);

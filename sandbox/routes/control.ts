@@ -55,6 +55,12 @@ export async function controlRoutes(
 				return json({ cleared: true });
 			case 'GET /notifications':
 				return json({ data: c.notifications() });
+			case 'POST /jobs/hold':
+				return json(c.holdJobs());
+			case 'POST /jobs/step':
+				return json(c.stepJobs());
+			case 'POST /jobs/release':
+				return json(c.releaseJobs());
 			case 'POST /assets/large':
 				return json(c.createLargeAsset((body ?? {}) as never), 201);
 			default:

@@ -1,9 +1,10 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-hardcoded-secrets -- dev-only test code (real n8n e2e), never published: see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/require-node-api-error -- dev-only test code (real n8n e2e), never published: see package.json "files" */
 /**
- * Drives a real, headless n8n (2.40.7, on Node 24) from jest running on Node 20.
+ * Drives a real, headless n8n (2.40.7 on Node 24 by default; another version of the
+ * compatibility matrix with MEDIAGEN_N8N_VERSION / MEDIAGEN_N8N_NODE) from jest on Node 20.
  *
  * The runtime is installed by scripts/n8n-runtime.sh into a cache outside the repository;
- * every n8n call here is a child process `<node24> <n8n>/bin/n8n <command>` with a fixed,
+ * every n8n call here is a child process `<node> <n8n>/bin/n8n <command>` with a fixed,
  * offline, quiet environment (see `n8nEnv`). A "home" is a fresh N8N_USER_FOLDER (its own
  * sqlite database, settings, installed community packages). See docs/n8n-runtime.md.
  *
@@ -11,8 +12,8 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -34,10 +35,28 @@ export const TEST_ENCRYPTION_KEY = 'mediagen-e2e-encryption-key-not-secret';
 // ------------------------------------------------------------------------------------
 
 export interface N8nRuntime {
-	/** Node 24 binary */
+	/** The Node binary n8n runs on (Node 24 for n8n 2.x) */
 	node: string;
 	/** n8n's bin/n8n script (run as `node bin/n8n`) */
 	bin: string;
+	/** n8n's version, from its package.json, e.g. '2.40.7' */
+	version: string;
+	/** n8n's major version: the CLI and REST differ between 1.x and 2.x */
+	major: number;
+	/** Environment this runtime needs on every n8n call (N8N_EXPRESSION_ENGINE=legacy for 1.x
+	 * on a Node without an isolated-vm build), as printed by scripts/n8n-runtime.sh */
+	env: Record<string, string>;
+}
+
+/** Variables scripts/n8n-runtime.sh prints besides N8N_NODE and N8N_BIN, passed to n8n. */
+const RUNTIME_ENV_VARS = ['N8N_EXPRESSION_ENGINE'] as const;
+
+function describeRuntime(node: string, bin: string, vars: Record<string, string | undefined>) {
+	const pkg = JSON.parse(readFileSync(path.join(path.dirname(bin), '..', 'package.json'), 'utf8'));
+	const version = String(pkg.version);
+	const env: Record<string, string> = {};
+	for (const k of RUNTIME_ENV_VARS) if (vars[k]) env[k] = vars[k]!;
+	return { node, bin, version, major: Number(version.split('.')[0]), env };
 }
 
 let runtimePromise: Promise<N8nRuntime> | undefined;
@@ -51,7 +70,7 @@ export function ensureRuntime(): Promise<N8nRuntime> {
 	runtimePromise ??= (async () => {
 		const fromEnv = { node: process.env.N8N_NODE, bin: process.env.N8N_BIN };
 		if (fromEnv.node && fromEnv.bin && existsSync(fromEnv.node) && existsSync(fromEnv.bin)) {
-			return { node: fromEnv.node, bin: fromEnv.bin };
+			return describeRuntime(fromEnv.node, fromEnv.bin, process.env);
 		}
 		const res = await run('bash', [RUNTIME_SCRIPT, '--print-env'], {
 			env: { ...process.env, CI: process.env.CI ?? 'true' },
@@ -65,7 +84,7 @@ export function ensureRuntime(): Promise<N8nRuntime> {
 		if (!vars.N8N_NODE || !vars.N8N_BIN) {
 			throw new Error(`scripts/n8n-runtime.sh printed no N8N_NODE/N8N_BIN:\n${res.stdout}`);
 		}
-		return { node: vars.N8N_NODE, bin: vars.N8N_BIN };
+		return describeRuntime(vars.N8N_NODE, vars.N8N_BIN, vars);
 	})();
 	runtimePromise.catch(() => (runtimePromise = undefined));
 	return runtimePromise;
@@ -306,8 +325,10 @@ export function n8nEnv(home: N8nHome, brokerPort: number, extra: Record<string, 
 		N8N_COMPRESSION_NODE_MAX_DECOMPRESSED_SIZE_BYTES: String(2 * 1024 ** 3),
 		N8N_COMPRESSION_NODE_MAX_ZIP_ENTRIES: '5000',
 		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '15',
-		// its start-up task fetches api.n8n.io/api/mcp-servers (ENOTFOUND offline, logged as errors)
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// 2.x: its start-up task fetches api.n8n.io/api/mcp-servers (ENOTFOUND offline, logged as
+		// errors). 1.x has no such module and refuses to start when the list names an unknown one.
+		...(home.runtime.major >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
+		...home.runtime.env,
 		...home.extraEnv,
 		...extra,
 	};
@@ -494,12 +515,16 @@ export async function importWorkflows(home: N8nHome, wfs: N8nWorkflow[]): Promis
 }
 
 /**
- * `n8n publish:workflow --id=…` (2.x's activation): a published workflow with a trigger is
- * activated by the next `n8n start`.
+ * `n8n publish:workflow --id=…` (2.x's activation; 1.x has `update:workflow --active=true`
+ * instead): a published workflow with a trigger is activated by the next `n8n start`.
  */
 export async function publishWorkflow(home: N8nHome, id: string): Promise<void> {
-	const res = await runN8n(home, ['publish:workflow', `--id=${id}`]);
-	if (res.exitCode !== 0) throw commandError('n8n publish:workflow', res);
+	const args =
+		home.runtime.major >= 2
+			? ['publish:workflow', `--id=${id}`]
+			: ['update:workflow', `--id=${id}`, '--active=true'];
+	const res = await runN8n(home, args);
+	if (res.exitCode !== 0) throw commandError(`n8n ${args[0]}`, res);
 }
 
 // ------------------------------------------------------------------------------------
@@ -826,7 +851,12 @@ export async function startN8n(
 			// ("n8n is starting up. Please wait"); /healthz/readiness waits for the database and
 			// for the end of startup (workflows activated)
 			const r = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
-			if (r.status === 200) break;
+			// 1.x answers readiness before its REST routes exist: wait for one of them too
+			if (
+				r.status === 200 &&
+				(home.runtime.major >= 2 || command !== 'start' || (await restUp(url)))
+			)
+				break;
 		} catch {
 			/* not listening yet */
 		}
@@ -876,6 +906,14 @@ export async function startN8n(
 		},
 		stop,
 	};
+}
+
+/** A REST route every n8n serves once its controllers are registered (no login needed). */
+async function restUp(url: string): Promise<boolean> {
+	const r = await fetch(`${url}/rest/settings`, { signal: AbortSignal.timeout(2000) }).catch(
+		() => undefined,
+	);
+	return r?.status === 200;
 }
 
 export interface N8nOwner {
@@ -1013,6 +1051,134 @@ export async function startRedis(port?: number): Promise<RedisServer> {
 				child.once('exit', () => resolve());
 				child.kill('SIGTERM');
 			}),
+	};
+}
+
+// ------------------------------------------------------------------------------------
+// PostgreSQL (queue mode's production database)
+// ------------------------------------------------------------------------------------
+
+export interface PostgresServer {
+	port: number;
+	/** DB_* variables that point n8n at this server's `n8n` database */
+	n8nEnv: Record<string, string>;
+	/** Runs one SQL statement in the `n8n` database (psql); returns the rows, columns split on `|` */
+	query(sql: string): Promise<string[][]>;
+	/** Stops the server and removes its data directory */
+	stop(): Promise<void>;
+}
+
+/** The bin directory of Debian's `postgresql` package (initdb, pg_ctl), newest major first. */
+export function postgresBinDir(): string | undefined {
+	const root = '/usr/lib/postgresql';
+	if (!existsSync(root)) return undefined;
+	const majors = readdirSync(root)
+		.filter((d) => /^\d+$/.test(d))
+		.sort((a, b) => Number(b) - Number(a));
+	for (const m of majors) {
+		const bin = path.join(root, m, 'bin');
+		if (existsSync(path.join(bin, 'initdb')) && existsSync(path.join(bin, 'pg_ctl'))) return bin;
+	}
+	return undefined;
+}
+
+/**
+ * A throw-away PostgreSQL server on 127.0.0.1:<free port>, its data directory in a temp folder,
+ * with a database `n8n`. PostgreSQL refuses to run as root: as root, every server command runs
+ * as the `postgres` user (the Debian package creates it) through `runuser`. `stop()` shuts it
+ * down (`pg_ctl stop -m fast`) and removes the folder.
+ */
+export async function startPostgres(port?: number): Promise<PostgresServer> {
+	const bin = postgresBinDir();
+	if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
+	const asRoot = process.getuid?.() === 0;
+	const dir = await mkdtemp(path.join(tmpdir(), 'mediagen-postgres-'));
+	const data = path.join(dir, 'data');
+	const logFile = path.join(dir, 'server.log');
+	if (asRoot) {
+		const ids = await run('id', ['-u', 'postgres'], { timeoutMs: 10_000 });
+		const gids = await run('id', ['-g', 'postgres'], { timeoutMs: 10_000 });
+		if (ids.exitCode !== 0) throw new Error('running as root, but there is no `postgres` user');
+		await chown(dir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
+	}
+	/** A PostgreSQL command as the server's owner (never root) */
+	const pg = (cmd: string, args: string[]) =>
+		asRoot
+			? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], {
+					cwd: dir,
+					timeoutMs: 120_000,
+				})
+			: run(path.join(bin, cmd), args, { cwd: dir, timeoutMs: 120_000 });
+	const must = async (what: string, res: Promise<RunResult>) => {
+		const r = await res;
+		if (r.exitCode !== 0) {
+			const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+			throw new Error(
+				`${what} failed (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}\n${tail(log)}`,
+			);
+		}
+		return r;
+	};
+	const p = port ?? (await freePort());
+	let started = false;
+	const stop = async () => {
+		if (started) await pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+		started = false;
+		await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+	};
+	try {
+		await must(
+			'initdb',
+			pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale']),
+		);
+		// only TCP on 127.0.0.1; the socket in the temp folder (not /var/run/postgresql)
+		const opts = `-p ${p} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off`;
+		await must(
+			'pg_ctl start',
+			pg('pg_ctl', ['-D', data, '-o', opts, '-l', logFile, '-w', 'start']),
+		);
+		started = true;
+		await must(
+			'createdb n8n',
+			pg('createdb', ['-h', '127.0.0.1', '-p', String(p), '-U', 'postgres', 'n8n']),
+		);
+	} catch (e) {
+		await stop().catch(() => undefined);
+		throw new Error(`PostgreSQL in ${dir}: ${(e as Error).message}`, { cause: e });
+	}
+	return {
+		port: p,
+		n8nEnv: {
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(p),
+			DB_POSTGRESDB_DATABASE: 'n8n',
+			DB_POSTGRESDB_USER: 'postgres',
+			DB_POSTGRESDB_PASSWORD: 'unused-trust-auth',
+		},
+		query: async (sql) => {
+			const r = await must(
+				`psql ${sql}`,
+				pg('psql', [
+					'-h',
+					'127.0.0.1',
+					'-p',
+					String(p),
+					'-U',
+					'postgres',
+					'-d',
+					'n8n',
+					'-tA',
+					'-c',
+					sql,
+				]),
+			);
+			return r.stdout
+				.split('\n')
+				.filter((l) => l !== '')
+				.map((l) => l.split('|'));
+		},
+		stop,
 	};
 }
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The packed package in a real n8n 2.40.7 (community package install, headless `n8n execute`,
  * and `n8n start` for the trigger), against a sandbox started here over real HTTP:
@@ -10,18 +10,12 @@
  *
  * Skipped unless MEDIAGEN_E2E=1. Needs a build (`npm run build`); `npm run test:e2e` does both.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
-import {
-	EXAMPLES_DIR,
-	loadExamples,
-	runManualExample,
-	runTriggerExample,
-	setupDemo,
-} from '../../scripts/demoSetup';
+import { EXAMPLES_DIR, loadExamples, setupDemo } from '../../scripts/demoSetup';
 import {
 	describeE2E,
 	describeResult,
@@ -30,6 +24,7 @@ import {
 	importWorkflows,
 	nodeItems,
 } from './n8n';
+import { expectExampleRuns, expectListedNodesLoaded } from './packageChecks';
 import { e2eDemoOptions, MG, MIN, WF } from './workflows';
 
 describeE2E('the packed package in a real n8n, against the sandbox', () => {
@@ -62,17 +57,8 @@ describeE2E('the packed package in a real n8n, against the sandbox', () => {
 	}
 
 	test("n8n loads the package's node types, listed in package.json", () => {
-		const packed = process.env.MEDIAGEN_E2E_PACK_DIR || path.join(__dirname, '..', '..');
-		const pkg = JSON.parse(readFileSync(path.join(packed, 'package.json'), 'utf8')) as {
-			n8n: { nodes: string[] };
-		};
-		const names = new Set(ctx.loaded.map((d) => d.name));
-		expect(names.has(MG)).toBe(true);
-		// every listed node loads (file MediaGenX.node.js → type mediaGenX)
-		for (const file of pkg.n8n.nodes) {
-			const base = path.basename(file, '.node.js');
-			expect([...names]).toContain(`n8n-nodes-mediagen.${base[0].toLowerCase()}${base.slice(1)}`);
-		}
+		expect(new Set(ctx.loaded.map((d) => d.name)).has(MG)).toBe(true);
+		expectListedNodesLoaded(ctx);
 	});
 
 	test(
@@ -156,47 +142,9 @@ describeE2E('the packed package in a real n8n, against the sandbox', () => {
 	);
 
 	// every example: run when the built package has its nodes, otherwise reported as skipped
-	const examples = loadExamples();
-	test.each(examples.map((e) => [e.file, e] as const))(
+	test.each(loadExamples().map((e) => [e.file] as const))(
 		'example %s',
-		async (_file, example) => {
-			const ex = ctx.examples.find((e) => e.file === example.file)!;
-			if (ex.skip) {
-				// eslint-disable-next-line no-console
-				console.log(`[e2e nodes] example ${ex.file} skipped: ${ex.skip}`);
-				return;
-			}
-			const t0 = Date.now();
-			if (ex.kind === 'trigger') {
-				ctx.sandbox.control.clearDeliveries();
-				const run = await runTriggerExample(ctx, ex);
-				timings[ex.file] = Date.now() - t0;
-				expect({ status: run.result.status, reason: run.result.reason }).toEqual({
-					status: 'ok',
-					reason: undefined,
-				});
-				expect(run.endpointsWhileActive).toBe(1);
-				expect(run.executions.map((e) => e.status)).toEqual(['success']);
-				expect(run.deliveryStatuses).toContain(200);
-				expect(run.endpointsAfterDeactivation).toBe(0);
-				expect(run.forgedRequestStatus).toBe(401);
-				expect(run.executionsAfterForged).toBe(run.executionsBeforeForged);
-				// the signed event was verified: a delivery with a bad signature would have been answered 401
-				const delivered = ctx.sandbox.control.deliveries();
-				expect(delivered.every((d) => d.headers['webhook-signature']?.startsWith('v1,'))).toBe(
-					true,
-				);
-			} else {
-				const result = await runManualExample(ctx, ex);
-				timings[ex.file] = Date.now() - t0;
-				expect({ status: result.status, reason: result.reason }).toEqual({
-					status: 'ok',
-					reason: undefined,
-				});
-				for (const f of result.files)
-					expect(statSync(path.join(workDir, f)).size).toBeGreaterThan(0);
-			}
-		},
+		(file) => expectExampleRuns(ctx, file, workDir, timings, 'e2e nodes'),
 		10 * MIN,
 	);
 });

@@ -1,30 +1,33 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
 /**
- * Queue mode: the e2e subset with n8n split into processes, as scaled installs run it: Redis
- * (Debian's redis-server, started here), `n8n start` (main: editor, activation; production
+ * Queue mode: the e2e subset with n8n split into processes, as scaled installs run it:
+ * PostgreSQL (Debian's postgresql, a throw-away server started here as the `postgres` user) as
+ * the database of every process, Redis (Debian's redis-server, started here), `n8n start` (main: editor, activation; production
  * webhooks off), one `n8n worker` (runs every execution) and one `n8n webhook` process (receives
  * production webhooks and enqueues them). Binary data in the database (queue mode's default).
  * Each workflow is started by a Webhook at the webhook process; the worker must log it.
  * The trigger (when built) registers its endpoint from main; the sandbox's signed events arrive
  * at the webhook process; the worker runs the workflow.
  *
- * Skipped unless MEDIAGEN_E2E=1; needs `redis-server` (apt-get install redis-server).
+ * Skipped unless MEDIAGEN_E2E=1; needs `postgresql` and `redis-server` (apt-get install).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { EXAMPLES_DIR, runTriggerExample, setupDemo } from '../../scripts/demoSetup';
-import type { N8nInstance, RedisServer } from './n8n';
+import type { N8nInstance, PostgresServer, RedisServer } from './n8n';
 import {
 	describeE2E,
 	freePort,
 	hasBuiltPackage,
 	importWorkflows,
+	postgresBinDir,
 	publishWorkflow,
 	redisServerBinary,
 	startN8n,
+	startPostgres,
 	startRedis,
 } from './n8n';
 import { e2eDemoOptions, MIN, viaWebhook, WF } from './workflows';
@@ -39,9 +42,10 @@ const HOOKS = {
 	generations: viaWebhook(WF.generations, 'q-generations'),
 };
 
-describeE2E('queue mode: main + worker + webhook process, Redis', () => {
+describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis', () => {
 	let ctx: DemoContext;
 	let workDir: string;
+	let postgres: PostgresServer | undefined;
 	let redis: RedisServer | undefined;
 	let main: N8nInstance | undefined;
 	let worker: N8nInstance | undefined;
@@ -53,9 +57,17 @@ describeE2E('queue mode: main + worker + webhook process, Redis', () => {
 			throw new Error('dist/ is not built: run `npm run build` first (npm run test:e2e does)');
 		if (!redisServerBinary())
 			throw new Error('queue mode needs redis-server: apt-get install -y redis-server');
+		if (!postgresBinDir())
+			throw new Error('queue mode needs PostgreSQL: apt-get install -y postgresql');
 		const t0 = Date.now();
+		postgres = await startPostgres();
+		timings.postgres = Date.now() - t0;
 		workDir = mkdtempSync(path.join(tmpdir(), 'mediagen-e2e-queue-'));
-		ctx = await setupDemo(e2eDemoOptions(workDir));
+		ctx = await setupDemo({
+			...e2eDemoOptions(workDir),
+			// every n8n call of this home (imports, publishing, the three processes) uses PostgreSQL
+			env: postgres.n8nEnv,
+		});
 		const wfs = Object.values(HOOKS);
 		await importWorkflows(ctx.home, wfs);
 		for (const wf of wfs) await publishWorkflow(ctx.home, wf.id);
@@ -91,6 +103,7 @@ describeE2E('queue mode: main + worker + webhook process, Redis', () => {
 		await main?.stop();
 		await redis?.stop();
 		await ctx?.close();
+		await postgres?.stop();
 		if (workDir) rmSync(workDir, { recursive: true, force: true });
 		// eslint-disable-next-line no-console
 		console.log(`[e2e queue] timings (ms): ${JSON.stringify(timings)}`);
@@ -217,6 +230,23 @@ describeE2E('queue mode: main + worker + webhook process, Redis', () => {
 				.logs()
 				.filter((l) => /^Worker finished execution/.test(l.message)).length;
 			expect(after).toBeGreaterThan(before);
+		},
+		10 * MIN,
+	);
+
+	test(
+		'every process used PostgreSQL: the executions are rows there, no sqlite file was made',
+		async () => {
+			expect(main!.output()).not.toMatch(/not officially supported with sqlite/);
+			const rows = await postgres!.query(
+				'select status, count(*) from execution_entity group by status order by status',
+			);
+			const byStatus = Object.fromEntries(rows.map(([st, n]) => [st, Number(n)]));
+			// the webhook calls above: 4 successful (crud, 404 continued, binary, generations) and
+			// the failing one; the trigger adds one more success when built
+			expect(byStatus.success).toBeGreaterThanOrEqual(4);
+			expect(byStatus.error).toBeGreaterThanOrEqual(1);
+			expect(existsSync(path.join(ctx.home.userFolder, '.n8n', 'database.sqlite'))).toBe(false);
 		},
 		10 * MIN,
 	);

@@ -7,10 +7,12 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import type { TestNode } from './harness';
+import { chain, startWorkflow } from './harness';
+import { until } from '../sandbox/helpers';
 import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
 const canvas = nodeFactory(new MediaGenCanvas());
-const { sb, flow, runOne } = useSandbox();
+const { sb, creds, flow, runOne } = useSandbox();
 fastJobs();
 
 const run = (parameters: INodeParameters, node: Partial<TestNode> = {}, items?: IDataObject[]) =>
@@ -330,12 +332,10 @@ describe('run', () => {
 
 	test('start without waiting, then cancel: reservations come back', async () => {
 		const id = await workflowWith({
-			nodes: [
-				node('p', 'prompt', { text: 'slow' }),
-				node('a', 'image_gen', { sandbox: { durationMs: 600_000 } }),
-			],
+			nodes: [node('p', 'prompt', { text: 'slow' }), node('a', 'image_gen')],
 			edges: [edge('e', 'p', 'a')],
 		});
+		sb.control.holdJobs(); // still running when the cancel arrives
 		const started = await run({
 			resource: 'run',
 			operation: 'start',
@@ -343,17 +343,50 @@ describe('run', () => {
 			waitForCompletion: false,
 		});
 		expect(['queued', 'running']).toContain(started.out[0].status);
+		// move the held run on until its image step has reserved credits (a tick or two)
+		for (let i = 0; i < 5 && sb.control.credits('main').reserved === 0; i++) sb.control.stepJobs();
+		expect(sb.control.credits('main').reserved).toBeGreaterThan(0);
 		const cancelled = await run({
 			resource: 'run',
 			operation: 'cancel',
 			runId: String(started.out[0].id),
 		});
 		expect(cancelled.out[0].status).toBe('cancelled');
+		sb.control.releaseJobs();
 		expect(balance()).toBe(1000);
 		const again = await run(
 			{ resource: 'run', operation: 'cancel', runId: String(started.out[0].id) },
 			{ continueOnFail: true },
 		);
 		expect(again.out[0].error).toBeDefined();
+	});
+
+	test('Stop while a run is waited for cancels the run at the service: nothing charged', async () => {
+		const id = await workflowWith({
+			nodes: [
+				node('p', 'prompt', { text: 'slow' }),
+				node('a', 'image_gen', { sandbox: { durationMs: 600_000 } }),
+			],
+			edges: [edge('e', 'p', 'a')],
+		});
+		const started = startWorkflow(
+			chain(
+				[{}],
+				[canvas('Canvas', { resource: 'run', operation: 'start', canvasWorkflowId: rl(id) })],
+			),
+			{ credentials: creds() },
+		);
+		// the node is waiting: it has read the run at least once
+		await until(
+			() => sb.control.requests({ method: 'GET', path: '/canvas/runs/[^/]+$' }).length > 0,
+			20_000,
+		);
+		started.cancel();
+		const result = await started.done;
+		expect(result.run.status).toBe('canceled');
+		const cancels = sb.control.requests({ method: 'POST', path: '/canvas/runs/[^/]+/cancel$' });
+		expect(cancels.map((r) => r.status)).toEqual([200]);
+		expect(balance()).toBe(1000);
+		expect(sb.control.credits('main').reserved).toBe(0);
 	});
 });

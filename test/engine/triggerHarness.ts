@@ -74,6 +74,8 @@ export interface ReceivedRequest {
 	result?: IWebhookResponseData;
 	/** ms from the request's last byte to the answer's end, inside the server. */
 	answerMs: number;
+	/** Wall-clock time (Date.now()) of the answer's end, to order it against other logs. */
+	answeredAt: number;
 	/** Whether a workflow execution was started for it. */
 	started: boolean;
 }
@@ -368,6 +370,7 @@ export class FakeN8n {
 			status: 0,
 			response: '',
 			answerMs: 0,
+			answeredAt: 0,
 			started: false,
 		};
 		this.requests.push(record);
@@ -379,6 +382,7 @@ export class FakeN8n {
 			record.status = res.statusCode;
 			record.response = body;
 			record.answerMs = performance.now() - received;
+			record.answeredAt = Date.now();
 			return end(...args);
 		};
 		const registered = test ? this.listening : this.active;

@@ -328,7 +328,7 @@ describe('matrix, variants, export', () => {
 	it('run: one batch of generations, credits as a batch; winners; export ZIP with copy sheet', async () => {
 		const { ad, hooks, scripts, ctas } = await adWithCopy();
 		await pro('PATCH', `/ads/${ad.id}`, {
-			settings: { params: { sandbox: { durationMs: 300_000 } } },
+			settings: { params: { sandbox: { durationMs: 10 } } },
 		});
 		const combo = (language: string, hook: string) => ({
 			language,
@@ -352,6 +352,7 @@ describe('matrix, variants, export', () => {
 		expect((await pro('GET', '/generations')).body.data).toEqual([]);
 		sb.control.setCredits('main', 1000);
 
+		sb.control.holdJobs(); // the variants are still running while the early calls are made
 		const run = await pro('POST', `/ads/${ad.id}/matrix/run`, { combos });
 		expect(run.status).toBe(201);
 		expect(run.body.data).toHaveLength(3);
@@ -369,6 +370,7 @@ describe('matrix, variants, export', () => {
 		expect(early.status).toBe(409);
 		const exportEarly = await pro('POST', `/ads/${ad.id}/export`, { variantIds: [v0.id] });
 		expect(exportEarly.status).toBe(409);
+		sb.control.releaseJobs();
 
 		await until(async () => {
 			const r = await pro('GET', `/ads/${ad.id}/variants`);

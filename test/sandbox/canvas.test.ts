@@ -296,13 +296,15 @@ describe('estimate and runs', () => {
 
 	it('cancel stops running steps and returns their reservations', async () => {
 		const w = await workflow({
-			nodes: [node('a', 'image_gen', { prompt: 'x', sandbox: { durationMs: 600_000 } })],
+			nodes: [node('a', 'image_gen', { prompt: 'x' })],
 			edges: [],
 			viewport: { x: 0, y: 0, zoom: 1 },
 		});
+		sb.control.holdJobs();
 		const run = (await pro('POST', `/canvas/${w.id}/runs`)).body;
-		await waitRun(run.id, ['running']);
-		await until(async () => (await pro('GET', '/credits')).body.reserved === 4);
+		sb.control.stepJobs(); // the run starts its step: one generation, reserved, not done
+		expect((await pro('GET', `/canvas/runs/${run.id}`)).body.status).toBe('running');
+		expect((await pro('GET', '/credits')).body.reserved).toBe(4);
 		const c = await pro('POST', `/canvas/runs/${run.id}/cancel`);
 		expect(c.body).toMatchObject({ status: 'cancelled', credits_charged: 0 });
 		expect(c.body.nodes[0].status).toBe('cancelled');

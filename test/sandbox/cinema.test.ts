@@ -249,6 +249,7 @@ describe('estimate and generate', () => {
 
 	it('generates one job per shot in a batch; shots get their frames and clips', async () => {
 		const { p, a, b } = await twoShots();
+		sb.control.holdJobs(); // reserved, not yet charged, when the balance is read
 		const r = await pro('POST', `/cinema/${p.id}/generate`, { kind: 'storyboard' });
 		expect(r.status).toBe(201);
 		expect(r.body.nextCursor).toBeNull();
@@ -263,6 +264,7 @@ describe('estimate and generate', () => {
 		}
 		expect(r.body.data[0].context).toMatchObject({ shotId: a.id, kind: 'storyboard' });
 		expect(sb.control.credits('main')).toMatchObject({ balance: 992, reserved: 8 });
+		sb.control.releaseJobs();
 		for (const g of r.body.data) {
 			await until(
 				async () => (await pro('GET', `/generations/${g.id}`)).body.status === 'completed',

@@ -1,4 +1,4 @@
-import { until, useSandbox } from './helpers';
+import { sleep, until, useSandbox } from './helpers';
 
 const { sb, pro, other } = useSandbox({ timeScale: 0.01 });
 
@@ -51,6 +51,7 @@ describe('estimate', () => {
 
 describe('lifecycle and credits', () => {
 	it('queued → running → completed: reserves, then charges; outputs are real assets', async () => {
+		sb.control.holdJobs();
 		const c = await pro('POST', '/generations', {
 			modelId: 'img-1',
 			prompt: 'a red fox',
@@ -65,8 +66,16 @@ describe('lifecycle and credits', () => {
 			error: null,
 		});
 		expect((await pro('GET', '/credits')).body).toMatchObject({ balance: 996, reserved: 4 });
-		await waitFor(c.body.id, ['running']);
-		const done = await waitFor(c.body.id, ['completed']);
+		expect((await pro('GET', `/generations/${c.body.id}`)).body.status).toBe('queued');
+		sb.control.stepJobs();
+		expect((await pro('GET', `/generations/${c.body.id}`)).body).toMatchObject({
+			status: 'running',
+			credits_reserved: 4,
+			credits_charged: 0,
+		});
+		sb.control.stepJobs();
+		const done = (await pro('GET', `/generations/${c.body.id}`)).body;
+		expect(done.status).toBe('completed');
 		expect(done.credits_charged).toBe(4);
 		expect(done.outputs).toEqual([{ asset_id: expect.any(String), kind: 'image' }]);
 		expect((await pro('GET', '/credits')).body).toMatchObject({ balance: 996, reserved: 0 });
@@ -127,12 +136,14 @@ describe('lifecycle and credits', () => {
 	});
 
 	it('fails: returns the reservation; retry runs it again and charges once', async () => {
+		sb.control.holdJobs();
 		const c = await pro('POST', '/generations', {
 			modelId: 'm',
 			tool: 'video',
 			params: { sandbox: { durationMs: 20_000, fail: 'model overloaded' } },
 		});
 		expect((await pro('GET', '/credits')).body).toMatchObject({ balance: 960, reserved: 40 });
+		sb.control.releaseJobs();
 		const failed = await waitFor(c.body.id, ['failed']);
 		expect(failed.error).toEqual({ code: 'generation_failed', message: 'model overloaded' });
 		expect(failed.credits_charged).toBe(0);
@@ -149,10 +160,10 @@ describe('lifecycle and credits', () => {
 	});
 
 	it('cancel returns the reservation; cancelling twice is a conflict', async () => {
-		const c = await pro('POST', '/generations', {
-			modelId: 'm',
-			params: { sandbox: { durationMs: 600_000 } },
-		});
+		sb.control.holdJobs();
+		const c = await pro('POST', '/generations', { modelId: 'm' });
+		sb.control.stepJobs();
+		expect((await pro('GET', `/generations/${c.body.id}`)).body.status).toBe('running');
 		const x = await pro('POST', `/generations/${c.body.id}/cancel`);
 		expect(x.body.status).toBe('cancelled');
 		expect((await pro('GET', '/credits')).body).toMatchObject({ balance: 1000, reserved: 0 });
@@ -163,6 +174,11 @@ describe('lifecycle and credits', () => {
 			['reserve', -4],
 			['release', 4],
 		]);
+		// what was held for the cancelled job is dropped with it: nothing is charged on release
+		sb.control.releaseJobs();
+		sb.control.stepJobs();
+		expect((await pro('GET', `/generations/${c.body.id}`)).body.status).toBe('cancelled');
+		expect((await pro('GET', '/credits')).body).toMatchObject({ balance: 1000, reserved: 0 });
 	});
 
 	it('402 insufficient_credits with balance and required', async () => {
@@ -179,23 +195,19 @@ describe('lifecycle and credits', () => {
 	it('lists with filters status, tool, projectId, batchId', async () => {
 		const p = (await pro('POST', '/projects', { name: 'P' })).body;
 		const batchId = '11111111-2222-4333-8444-555555555555';
-		await pro('POST', '/generations', {
-			modelId: 'm',
-			tool: 'video',
-			projectId: p.id,
-			params: { sandbox: { durationMs: 600_000 } },
-		});
 		const img = await pro('POST', '/generations', {
 			modelId: 'm',
 			context: { batchId },
 			params: { sandbox: { durationMs: 10 } },
 		});
 		await waitFor(img.body.id, ['completed']);
+		sb.control.holdJobs(); // the video stays active
+		await pro('POST', '/generations', { modelId: 'm', tool: 'video', projectId: p.id });
 		const ids = async (q: string) =>
 			(await pro('GET', `/generations?${q}`)).body.data.map((g: { tool: string }) => g.tool);
 		expect(await ids('status=active')).toEqual(['video']);
 		expect(await ids('status=completed')).toEqual(['image']);
-		expect(await ids('status=all')).toEqual(['image', 'video']);
+		expect(await ids('status=all')).toEqual(['video', 'image']); // newest first
 		expect(await ids('tool=video')).toEqual(['video']);
 		expect(await ids(`projectId=${p.id}`)).toEqual(['video']);
 		expect(await ids(`batchId=${batchId}`)).toEqual(['image']);
@@ -231,18 +243,48 @@ describe('lifecycle and credits', () => {
 
 	it('respects the concurrent job limit: extra jobs wait queued', async () => {
 		sb.control.setConfig({ concurrentJobs: 1 });
-		const a = await pro('POST', '/generations', {
+		sb.control.holdJobs();
+		const a = await pro('POST', '/generations', { modelId: 'm' });
+		const b = await pro('POST', '/generations', { modelId: 'm' });
+		expect(sb.control.stepJobs()).toMatchObject({ held: true, ran: 1 });
+		expect((await pro('GET', `/generations/${a.body.id}`)).body.status).toBe('running');
+		expect((await pro('GET', `/generations/${b.body.id}`)).body.status).toBe('queued');
+		await pro('POST', `/generations/${a.body.id}/cancel`);
+		sb.control.releaseJobs();
+		await waitFor(b.body.id, ['completed']);
+	});
+});
+
+describe('holding jobs (test control)', () => {
+	const control = async (op: string) =>
+		(await fetch(`${sb.origin}/__sandbox/jobs/${op}`, { method: 'POST' })).json();
+
+	it('over HTTP: a held job stays queued and running for as long as the test needs', async () => {
+		expect(await control('hold')).toEqual({ held: true, ran: 0, pending: 0 });
+		const c = await pro('POST', '/generations', {
 			modelId: 'm',
-			params: { sandbox: { durationMs: 600_000 } },
+			params: { sandbox: { durationMs: 0 } },
 		});
-		const b = await pro('POST', '/generations', {
+		await sleep(50); // well past its (scaled) queue delay and duration: still nothing moves
+		expect((await pro('GET', `/generations/${c.body.id}`)).body.status).toBe('queued');
+		expect(await control('step')).toEqual({ held: true, ran: 1, pending: 1 });
+		await sleep(50);
+		expect((await pro('GET', `/generations/${c.body.id}`)).body.status).toBe('running');
+		expect(await control('release')).toEqual({ held: false, ran: 1, pending: 0 });
+		expect((await pro('GET', `/generations/${c.body.id}`)).body).toMatchObject({
+			status: 'completed',
+			credits_charged: 4,
+		});
+	});
+
+	it('reset releases the hold', async () => {
+		sb.control.holdJobs();
+		sb.control.reset();
+		const c = await pro('POST', '/generations', {
 			modelId: 'm',
 			params: { sandbox: { durationMs: 10 } },
 		});
-		await waitFor(a.body.id, ['running']);
-		expect((await pro('GET', `/generations/${b.body.id}`)).body.status).toBe('queued');
-		await pro('POST', `/generations/${a.body.id}/cancel`);
-		await waitFor(b.body.id, ['completed']);
+		expect((await waitFor(c.body.id, ['completed'])).credits_charged).toBe(4);
 	});
 });
 

@@ -103,10 +103,14 @@ export function useSandbox(options: SandboxOptions = {}): SandboxClients {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until fn returns a truthy value or the timeout passes. */
+/**
+ * Polls until fn returns a truthy value or the timeout passes. The default timeout is generous
+ * (a loaded machine is slow, not wrong); a test that must act while a job runs holds the job
+ * (`sb.control.holdJobs()`) instead of racing it.
+ */
 export async function until<T>(
 	fn: () => Promise<T> | T,
-	timeoutMs = 5000,
+	timeoutMs = 20_000,
 	everyMs = 10,
 ): Promise<T> {
 	const end = Date.now() + timeoutMs;

@@ -301,18 +301,18 @@ describe('character jobs', () => {
 	it('a failed or cancelled character job returns its reservation', async () => {
 		const c = await newCharacter();
 		const before = balance();
+		sb.control.holdJobs(); // reserved and not yet failed when the balance is read
 		const failing = await pro('POST', `/characters/${c.id}/generate`, {
 			modelId: 'm',
 			params: { sandbox: { fail: 'boom' } },
 		});
 		expect(failing.status).toBe(201);
 		expect(balance()).toBe(before - 4);
+		sb.control.releaseJobs();
 		const failed = await settled(failing.body.id);
 		expect(failed).toMatchObject({ status: 'failed', error: { message: 'boom' } });
-		const slow = await pro('POST', `/characters/${c.id}/generate`, {
-			modelId: 'm',
-			params: { sandbox: { durationMs: 600_000 } },
-		});
+		sb.control.holdJobs(); // still queued when the cancel arrives
+		const slow = await pro('POST', `/characters/${c.id}/generate`, { modelId: 'm' });
 		const cancelled = await pro('POST', `/generations/${slow.body.id}/cancel`);
 		expect(cancelled.body.status).toBe('cancelled');
 		expect(balance()).toBe(before);
@@ -452,12 +452,16 @@ describe('content series', () => {
 		});
 		const item = s.body.items[0];
 		expect(item.format).toBe('video');
+		sb.control.holdJobs(); // the draft is still running when the second generate arrives
 		const g = await pro('POST', `/characters/series-items/${item.id}/generate`, {});
 		expect(g.status).toBe(201);
 		expect(g.body).toMatchObject({ tool: 'motion', params: { duration: 3 }, credits_reserved: 32 });
+		sb.control.stepJobs();
+		expect((await pro('GET', `/generations/${g.body.id}`)).body.status).toBe('running');
 		expect((await pro('POST', `/characters/series-items/${item.id}/generate`, {})).status).toBe(
 			409,
 		);
+		sb.control.releaseJobs();
 		await settled(g.body.id);
 		const after = await pro('GET', `/characters/series/${s.body.id}`);
 		expect(after.body.items[0]).toMatchObject({ status: 'generated', generationId: g.body.id });

@@ -215,9 +215,11 @@ describe('deliveries', () => {
 			events: ['generation.completed'],
 		});
 		await pro('POST', '/webhooks', { url: `${rx.url}?all`, events: ['*'] });
+		sb.control.holdJobs(); // the second job is still queued when the cancel arrives
 		await generate({ params: { sandbox: { durationMs: 10, fail: true } } });
-		const slow = await generate({ params: { sandbox: { durationMs: 6_000_000 } } });
+		const slow = await generate();
 		await pro('POST', `/generations/${slow.id}/cancel`);
+		sb.control.releaseJobs();
 		await until(() => rx.received.length === 2);
 		await sleep(50);
 		expect(rx.received).toHaveLength(2);
@@ -266,7 +268,8 @@ describe('deliveries', () => {
 		const gaps = rx.received.slice(1).map((r, i) => r.at - rx.received[i].at);
 		const expected = [30, 120, 600, 1800, 3600, 10800, 21600].map((s) => s * 1000 * 0.0001);
 		gaps.forEach((g, i) => expect(g).toBeGreaterThanOrEqual(expected[i] - 2));
-		expect(gaps[6]).toBeLessThan(expected[6] + 1000);
+		// the last wait is the schedule's 6 h, not its next step (the bound holds on a loaded machine)
+		expect(gaps[6]).toBeLessThan(expected[6] * 2);
 		expect(d).toMatchObject({
 			status: 'failed',
 			attempt_count: 8,

@@ -9,6 +9,7 @@ import {
 	isRetrySafe,
 	issuesText,
 	retryAfterMs,
+	retryAfterWithJitter,
 	RETRY,
 } from '../../nodes/shared/transport';
 
@@ -34,6 +35,13 @@ describe('retry policy', () => {
 		expect(retryAfterMs('soon')).toBeUndefined();
 		expect(retryAfterMs(undefined)).toBeUndefined();
 	});
+});
+
+test('Retry-After waits get jitter: at least the header, at most 10 % more (250 ms .. 2 s)', () => {
+	expect(retryAfterWithJitter(3000, () => 0)).toBe(3000);
+	expect(retryAfterWithJitter(3000, () => 1)).toBe(3300);
+	expect(retryAfterWithJitter(1000, () => 1)).toBe(1250);
+	expect(retryAfterWithJitter(60_000, () => 1)).toBe(62_000);
 });
 
 describe('idempotency keys', () => {

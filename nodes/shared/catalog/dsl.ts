@@ -140,8 +140,11 @@ export interface EndpointBehaviour {
 	 * `estimate` first), Wait for Completion (polls `poll`), Return As JSON / Binary / Both.
 	 * In both paths `{jobId}` is the job's id and `{name}` a path parameter of the request.
 	 * `within`: the polled record holds the job in this array (e.g. an edit's `exports`).
+	 * `cancel`: POST path that cancels the job (Stop of the execution uses it).
+	 * `list`: list path returning such jobs newest first with `status=all`, `limit` and `before`;
+	 * the run's jobs are then polled together, a page of 100 per request.
 	 */
-	job?: { estimate?: string; poll: string; within?: string };
+	job?: { estimate?: string; poll: string; within?: string; cancel?: string; list?: string };
 	/**
 	 * Binary in or out: download an asset, upload a binary file, a text answer as a file, or an
 	 * answer that is an asset whose file can be downloaded too (`resultAsset`).
@@ -314,3 +317,10 @@ export function group(
 	const sections = Array.isArray(source.section) ? source.section : [source.section];
 	return { resource, name, doc: source.doc, sections, endpoints };
 }
+
+/** The `job` of every endpoint whose jobs are generations (doc 1 and the tools that make them). */
+export const GENERATION_JOB = {
+	poll: '/generations/{jobId}',
+	list: '/generations',
+	cancel: '/generations/{jobId}/cancel',
+} as const;

@@ -1,5 +1,17 @@
 import type { FieldMap } from './dsl';
-import { bool, endpoint, group, json, objectList, oneOf, ref, str, uuid, uuidList } from './dsl';
+import {
+	bool,
+	endpoint,
+	GENERATION_JOB,
+	group,
+	json,
+	objectList,
+	oneOf,
+	ref,
+	str,
+	uuid,
+	uuidList,
+} from './dsl';
 
 /** Generation tool values (spec doc 1, "Resources and their fields"). */
 export const TOOLS = [
@@ -44,7 +56,7 @@ const generationBody: FieldMap = {
 };
 
 const generationId = { id: ref('generation') };
-const job = { estimate: '/generations/estimate', poll: '/generations/{jobId}' };
+const job = { ...GENERATION_JOB, estimate: '/generations/estimate' };
 
 /** Spec doc 1, "Generations". */
 export const generations = group('generation', 'Generation', { doc: 1, section: 'Generations' }, [

@@ -2,6 +2,7 @@ import {
 	bool,
 	endpoint,
 	flag,
+	GENERATION_JOB,
 	group,
 	int,
 	intList,
@@ -170,7 +171,7 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 				},
 			),
 		},
-		job: { poll: '/generations/{jobId}' },
+		job: GENERATION_JOB,
 	}),
 ]);
 

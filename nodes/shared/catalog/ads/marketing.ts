@@ -1,5 +1,5 @@
 import type { FieldMap } from '../dsl';
-import { endpoint, group, json, ref, str } from '../dsl';
+import { endpoint, GENERATION_JOB, group, json, ref, str } from '../dsl';
 
 /** Body shared by estimate and run. */
 const body: FieldMap = {
@@ -39,7 +39,7 @@ export const marketingTemplates = group(
 			path: templateId,
 			body,
 			idempotent: true,
-			job: { estimate: '/marketing/templates/{id}/estimate', poll: '/generations/{jobId}' },
+			job: { ...GENERATION_JOB, estimate: '/marketing/templates/{id}/estimate' },
 		}),
 	],
 );

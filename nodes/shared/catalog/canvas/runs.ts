@@ -2,7 +2,11 @@ import { endpoint, group, int, str } from '../dsl';
 import { MAX_SAFE, workflowId } from './workflows';
 
 const runId = { runId: str({ required: true, displayName: 'Run ID' }) };
-const job = { estimate: '/canvas/{id}/estimate', poll: '/canvas/runs/{jobId}' };
+const job = {
+	estimate: '/canvas/{id}/estimate',
+	poll: '/canvas/runs/{jobId}',
+	cancel: '/canvas/runs/{jobId}/cancel',
+};
 
 /** Spec doc 3, "Canvas workflows": runs of a workflow. */
 export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflows' }, [
@@ -48,6 +52,6 @@ export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflo
 		description:
 			'Run the failed and skipped steps of a run again; succeeded steps are kept. By default waits for it.',
 		path: runId,
-		job: { poll: job.poll },
+		job: { poll: job.poll, cancel: job.cancel },
 	}),
 ]);

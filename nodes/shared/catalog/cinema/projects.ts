@@ -1,4 +1,14 @@
-import { endpoint, group, int, object, objectList, oneOf, str, uuidList } from '../dsl';
+import {
+	endpoint,
+	GENERATION_JOB,
+	group,
+	int,
+	object,
+	objectList,
+	oneOf,
+	str,
+	uuidList,
+} from '../dsl';
 import { ASPECT_RATIOS, cinemaProjectId, generateFields } from './shared';
 
 const continuityItem = (descriptionMax: number) => ({
@@ -84,7 +94,7 @@ export const cinemaProjects = group(
 				'Generate storyboard frames or shot videos, one job per shot; by default waits for all of them. Credits are charged only on success.',
 			path: cinemaProjectId,
 			body: generateFields,
-			job: { estimate: '/cinema/{id}/estimate', poll: '/generations/{jobId}' },
+			job: { ...GENERATION_JOB, estimate: '/cinema/{id}/estimate' },
 		}),
 		endpoint('propose', 'POST /cinema/{id}/director', 'content.create', {
 			name: 'AI Director Propose',

@@ -1,4 +1,16 @@
-import { bool, endpoint, group, int, json, num, object, oneOf, ref, str } from '../dsl';
+import {
+	bool,
+	endpoint,
+	GENERATION_JOB,
+	group,
+	int,
+	json,
+	num,
+	object,
+	oneOf,
+	ref,
+	str,
+} from '../dsl';
 import { PRESETS, timeline } from './timeline';
 
 const editId = { id: ref('edit') };
@@ -208,6 +220,6 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 			'Dub into another language with the voice provider (charged); the result is a new variation',
 		path: editId,
 		body: { language: str({ required: true }), watermark: bool() },
-		job: { poll: '/generations/{jobId}' },
+		job: GENERATION_JOB,
 	}),
 ]);

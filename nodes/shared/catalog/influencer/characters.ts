@@ -3,6 +3,7 @@ import {
 	bool,
 	endpoint,
 	flag,
+	GENERATION_JOB,
 	group,
 	int,
 	json,
@@ -49,8 +50,6 @@ const REFERENCE_SET_KINDS = ['portrait', 'full_body', 'angle', 'expression', 'sh
 const characterId = { id: ref('character') };
 const modelId = str({ max: 80, displayName: 'Model ID' });
 const projectId = ref('project', { description: 'Project the outputs are saved in' });
-const poll = '/generations/{jobId}';
-
 const voice = object(
 	{
 		modelId: str({ max: 80, displayName: 'Model ID', description: 'Voice model' }),
@@ -231,7 +230,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 			count: int({ min: 1, max: 4, description: 'Number of candidate looks' }),
 			projectId,
 		},
-		job: { poll },
+		job: GENERATION_JOB,
 	}),
 	endpoint(
 		'estimateReferenceSet',
@@ -251,7 +250,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 			'Generate full body, turnaround, expressions and sheet from the main look (one job per kind)',
 		path: characterId,
 		body: referenceSetBody,
-		job: { estimate: '/characters/{id}/reference-set/estimate', poll },
+		job: { ...GENERATION_JOB, estimate: '/characters/{id}/reference-set/estimate' },
 	}),
 	endpoint('estimate', 'POST /characters/{id}/estimate', 'content.create', {
 		name: 'Estimate',
@@ -268,7 +267,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: characterId,
 		body: generationBody,
 		idempotent: true,
-		job: { estimate: '/characters/{id}/estimate', poll },
+		job: { ...GENERATION_JOB, estimate: '/characters/{id}/estimate' },
 	}),
 	endpoint(
 		'estimateFormat',
@@ -289,7 +288,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: formatPath,
 		body: formatBody,
 		idempotent: true,
-		job: { estimate: '/characters/{id}/formats/{formatId}/estimate', poll },
+		job: { ...GENERATION_JOB, estimate: '/characters/{id}/formats/{formatId}/estimate' },
 	}),
 	endpoint('getGenerations', 'GET /characters/{id}/generations', 'content.read', {
 		name: 'Get Generations',

@@ -1,4 +1,4 @@
-import { endpoint, group, int, manyOf, oneOf, ref, str, strList } from '../dsl';
+import { endpoint, GENERATION_JOB, group, int, manyOf, oneOf, ref, str, strList } from '../dsl';
 
 const DESTINATIONS = [
 	'photoapp_reels',
@@ -93,7 +93,7 @@ export const seriesItems = group(
 				modelId: str({ max: 80, displayName: 'Model ID' }),
 				projectId: ref('project', { description: 'Project the draft is saved in' }),
 			},
-			job: { poll: '/generations/{jobId}' },
+			job: GENERATION_JOB,
 		}),
 	],
 );
