@@ -7,6 +7,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { insecureUrlProblem } from '../nodes/shared/urlPolicy';
+
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';
 
@@ -34,7 +36,8 @@ export class MediaGenApi implements ICredentialType {
 			default: 'https://api.mediagen.example/v1',
 			required: true,
 			placeholder: 'https://api.mediagen.example/v1',
-			description: 'The API base URL, including the version prefix (for example /v1)',
+			description:
+				'The API base URL, including the version prefix (for example /v1). Must be https (plain http only for localhost): every request carries the API key.',
 		},
 	];
 
@@ -45,13 +48,20 @@ export class MediaGenApi implements ICredentialType {
 	 * resolves a declarative header as an expression, in its expression isolate, on every request
 	 * (about 0.4 ms each in n8n 2.40, the largest part of the node's per-item cost: bench/README.md,
 	 * B1); a function is called directly.
+	 *
+	 * The key goes over https only (plain http to a loopback host is accepted for local use): a
+	 * Base URL that would send it in clear text fails the credential test and every request. And
+	 * it never follows a redirect to another origin: n8n's default would send it along.
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		const problem = insecureUrlProblem(String(credentials.baseUrl ?? ''), 'The Base URL');
+		if (problem) throw new Error(`${problem}. The API key is sent only over https.`);
 		return {
 			...requestOptions,
+			sendCredentialsOnCrossOriginRedirect: false,
 			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
 		};
 	}
@@ -61,6 +71,7 @@ export class MediaGenApi implements ICredentialType {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/workspace',
 			method: 'GET',
+			disableFollowRedirect: true,
 		},
 	};
 }

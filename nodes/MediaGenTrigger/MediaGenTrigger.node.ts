@@ -15,16 +15,25 @@
  */
 import type {
 	IBinaryData,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
 	IDataObject,
 	IHookFunctions,
 	INodeExecutionData,
 	INodeProperties,
 	INodeType,
+	INodeTypeBaseDescription,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeConnectionTypes,
+	NodeOperationError,
+	VersionedNodeType,
+} from 'n8n-workflow';
 
 import { downloadAssetToBinary } from '../shared/binary';
 import { asNodeError, mediaGenRequest } from '../shared/transport';
@@ -56,6 +65,14 @@ export const REPLAY_LIMITS = {
 	memory: { maxEntries: 10_000, ttlSeconds: 3600 },
 	staticData: { maxEntries: 1000, ttlSeconds: 3600 },
 };
+
+/**
+ * Downloads of event outputs run inside the webhook request (n8n's main or webhook process, before
+ * the execution starts, outside its cancellation): they are capped. A larger file is not fetched;
+ * the item says so and the workflow can download it with MediaGen → Asset → Download, inside the
+ * execution (streamed, cancel-aware). Exported so tests can lower it.
+ */
+export const TRIGGER_DOWNLOADS = { maxBytes: 100 * 1024 * 1024 };
 
 type Slot = 'production' | 'test';
 
@@ -195,19 +212,44 @@ function explain(error: unknown): unknown {
 	return error;
 }
 
-/** Manual mode: the pasted secret must be usable (checked on activation, never echoed). */
-function checkManualSecret(ctx: IHookFunctions): void {
-	const secret = String(ctx.getNodeParameter('signingSecret', '') ?? '');
+/** The credential type holding manual mode's secrets (node version 3 and later). */
+export const SECRET_CREDENTIAL = 'mediaGenWebhookSecretApi';
+
+/** Version 3 keeps manual mode's secrets in a credential; 1 and 2 in the node's parameter. */
+const secretsInCredential = (ctx: Ctx) => ctx.getNode().typeVersion >= 3;
+
+/**
+ * Manual mode's signing secret for a slot: the credential's test or production secret (version 3),
+ * or the secret pasted into the node (versions 1 and 2, which have one endpoint for both URLs).
+ */
+async function manualSecret(ctx: Ctx, slot: Slot): Promise<{ secret: string; name: string }> {
+	if (!secretsInCredential(ctx))
+		return {
+			secret: String(ctx.getNodeParameter('signingSecret', '') ?? ''),
+			name: 'The Signing Secret',
+		};
+	const data = await ctx.getCredentials(SECRET_CREDENTIAL);
+	return slot === 'test'
+		? { secret: String(data.testSecret ?? ''), name: 'The Test Signing Secret of the credential' }
+		: {
+				secret: String(data.productionSecret ?? ''),
+				name: 'The Production Signing Secret of the credential',
+			};
+}
+
+/** Manual mode: the secret must be usable (checked on activation and on listen, never echoed). */
+async function checkManualSecret(ctx: IHookFunctions, slot: Slot): Promise<void> {
+	const { secret, name } = await manualSecret(ctx, slot);
 	if (!isValidSecret(secret))
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'The Signing Secret must be the whsec_ secret MediaGen showed when the endpoint was created',
+			`${name} must be the whsec_ secret MediaGen showed when the endpoint was created`,
 		);
 }
 
 async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(this)) {
-		checkManualSecret(this);
+		await checkManualSecret(this, hookSlot(this, webhookUrl(this)) ?? slotOf(this));
 		return true; // manual mode: nothing is registered
 	}
 	const url = webhookUrl(this);
@@ -341,6 +383,60 @@ function isDuplicate(ctx: IWebhookFunctions, id: string, now: number): boolean {
 	return seenHere || seenElsewhere;
 }
 
+/**
+ * Repair of a managed endpoint whose secret was rotated elsewhere (Webhook → Rotate Secret in
+ * n8n or MediaGen's settings): every delivery would then fail verification until MediaGen disables
+ * the endpoint. When a request with a well-formed but wrong signature reaches an endpoint this node
+ * registered, the node asks MediaGen for the endpoint's recent deliveries. If the request's
+ * webhook-id is one of them and not yet delivered, it came from MediaGen: MediaGen signs with a
+ * secret the node does not have. The node then rotates the secret itself (the new one is returned
+ * once), stores it, and logs a warning; MediaGen's next retry of the delivery verifies. A forged
+ * request cannot cause a rotation (its id is not in the log) and costs at most one GET per
+ * endpoint per `minIntervalMs` (per process).
+ */
+export const SECRET_REPAIR = { minIntervalMs: 60_000 };
+const lastRepairCheck = new Map<string, number>();
+
+interface Delivery {
+	id?: string;
+	event_id?: string;
+	status?: string;
+}
+
+async function repairRotatedSecret(ctx: IWebhookFunctions, slot: Slot, webhookId: string) {
+	const stored = storedEndpoint(ctx, slot);
+	if (!stored) return;
+	const now = Date.now();
+	if (now - (lastRepairCheck.get(stored.id) ?? -Infinity) < SECRET_REPAIR.minIntervalMs) return;
+	if (lastRepairCheck.size >= 1000) lastRepairCheck.clear();
+	lastRepairCheck.set(stored.id, now);
+	const path = `/webhooks/${encodeURIComponent(stored.id)}`;
+	try {
+		const log = await mediaGenRequest<{ data?: Delivery[] }>(ctx, {
+			method: 'GET',
+			path: `${path}/deliveries`,
+			qs: { limit: 100 },
+		});
+		const genuine = (log.data ?? []).some(
+			(d) => (d.event_id === webhookId || d.id === webhookId) && d.status !== 'succeeded',
+		);
+		if (!genuine) return;
+		const rotated = await mediaGenRequest<IDataObject>(ctx, {
+			method: 'POST',
+			path: `${path}/rotate-secret`,
+		});
+		if (typeof rotated.secret !== 'string' || !isValidSecret(rotated.secret)) return;
+		setStoredEndpoint(ctx, slot, { ...stored, secret: rotated.secret });
+		ctx.logger.warn(
+			`MediaGen Trigger "${ctx.getNode().name}": the signing secret of webhook endpoint ${stored.id}, which this node manages, was changed outside n8n, so MediaGen's deliveries failed verification. The node set a new secret; MediaGen retries the failed deliveries on its schedule. Rotate the secret of this endpoint only by deactivating and activating the workflow.`,
+		);
+	} catch (error) {
+		ctx.logger.warn(
+			`MediaGen Trigger "${ctx.getNode().name}": deliveries fail verification and the endpoint ${stored.id} could not be checked (${(error as Error).message}). If its secret was rotated, deactivate and activate the workflow.`,
+		);
+	}
+}
+
 /** Answers the request directly (n8n sends nothing more) with a JSON body. */
 function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): void {
 	const res = ctx.getResponseObject();
@@ -424,7 +520,8 @@ const eventOptions = [
 	},
 ];
 
-const properties: INodeProperties[] = [
+/** Versions 1 and 2, as released: manual mode's secret is a node parameter. */
+const propertiesV1: INodeProperties[] = [
 	{
 		displayName: 'Registration',
 		name: 'registration',
@@ -499,7 +596,7 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to download the outputs of Generation Completed (and the asset of Export Completed) as binary data. The request is answered before the download starts.',
+					'Whether to download the outputs of Generation Completed (and the asset of Export Completed) as binary data, up to 100 MB each (larger files: use MediaGen → Asset → Download after the trigger). The request is answered before the download starts.',
 				displayOptions: { show: { '/registration': ['automatic'] } },
 			},
 			{
@@ -523,31 +620,56 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export class MediaGenTrigger implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'MediaGen Trigger',
-		name: 'mediaGenTrigger',
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		group: ['trigger'],
-		// Version 2 changes nothing in the node: it tells n8n (2.40) not to evaluate, for every
-		// request, the expression it reads a version 1 webhook node's "binaryData" option with,
-		// which needs an expression isolate (bench/README.md, B6). Both versions behave the same.
-		version: [1, 2],
-		defaultVersion: 2,
-		subtitle:
-			'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}',
-		description:
-			'Starts the workflow when MediaGen sends an event: generations, canvas runs, exports, publications',
+/** Version 3: manual mode's secrets come from the MediaGen Webhook Secret API credential. */
+const propertiesV3: INodeProperties[] = propertiesV1.flatMap((p): INodeProperties[] => {
+	if (p.name === 'signingSecret') return [];
+	if (p.name !== 'manualNotice') return [p];
+	return [
+		{
+			displayName:
+				"In MediaGen's settings (Webhooks), create an endpoint with this node's Production URL and choose its events; put the signing secret it shows once into a MediaGen Webhook Secret API credential. For test events, make a second endpoint with the Test URL and put its secret in the credential's Test Signing Secret.",
+			name: 'manualCredentialNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { registration: ['manual'] } },
+		},
+	];
+});
+
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Trigger',
+	name: 'mediaGenTrigger',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['trigger'],
+	description:
+		'Starts the workflow when MediaGen sends an event: generations, canvas runs, exports, publications',
+	// Version 2 changes nothing in the node: it tells n8n (2.40) not to evaluate, for every
+	// request, the expression it reads a version 1 webhook node's "binaryData" option with, which
+	// needs an expression isolate (bench/README.md, B6). Versions 1 and 2 behave the same.
+	// Version 3 moves manual mode's signing secret out of the workflow into a credential of its
+	// own (MediaGen Webhook Secret API), with a second secret for the Test URL.
+	defaultVersion: 3,
+};
+
+const apiCredential = {
+	name: 'mediaGenApi',
+	required: true,
+	displayOptions: { show: { registration: ['automatic'] } },
+};
+
+const SUBTITLE =
+	'={{$parameter["registration"] === "manual" ? "Manual endpoint" : $parameter["events"].join(", ")}}';
+
+function versionDescription(
+	version: number | number[],
+	properties: INodeProperties[],
+): INodeTypeDescription {
+	return {
+		...baseDescription,
+		version,
 		defaults: { name: 'MediaGen Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'mediaGenApi',
-				required: true,
-				displayOptions: { show: { registration: ['automatic'] } },
-			},
-		],
 		webhooks: [
 			{
 				name: 'default',
@@ -560,6 +682,32 @@ export class MediaGenTrigger implements INodeType {
 			},
 		],
 		properties,
+	};
+}
+
+/** What every version of the trigger does; the versions below differ in their description. */
+abstract class MediaGenTriggerBehaviour {
+	methods = {
+		credentialTest: {
+			/** The secrets cannot be checked with MediaGen (it never shows them again): their form is. */
+			async webhookSecretTest(
+				this: ICredentialTestFunctions,
+				credential: ICredentialsDecrypted,
+			): Promise<INodeCredentialTestResult> {
+				const data = credential.data ?? {};
+				const problems = [
+					isValidSecret(String(data.productionSecret ?? ''))
+						? undefined
+						: 'The Production Signing Secret is not a whsec_ secret',
+					data.testSecret && !isValidSecret(String(data.testSecret))
+						? 'The Test Signing Secret is not a whsec_ secret'
+						: undefined,
+				].filter(Boolean);
+				return problems.length
+					? { status: 'Error', message: problems.join('; ') }
+					: { status: 'OK', message: 'The signing secrets have the whsec_ form' };
+			},
+		},
 	};
 
 	webhookMethods = {
@@ -589,12 +737,18 @@ export class MediaGenTrigger implements INodeType {
 		const automatic = isAutomatic(this);
 		const secret = automatic
 			? (storedEndpoint(this, slotOf(this))?.secret ?? '')
-			: String(this.getNodeParameter('signingSecret', '') ?? '');
+			: (await manualSecret(this, slotOf(this))).secret;
 		const rawBody = await rawBodyOf(this);
 		if (!rawBody) return refuse(this, 401, 'The raw request body is not available');
 		const headers = this.getHeaderData();
 		const verified = verifyWebhook({ secret, headers, rawBody });
-		if (!verified.ok) return refuse(this, 401, verified.reason);
+		if (!verified.ok) {
+			const refused = refuse(this, 401, verified.reason);
+			const webhookId = headers['webhook-id'];
+			if (automatic && verified.badSignature && typeof webhookId === 'string')
+				await repairRotatedSecret(this, slotOf(this), webhookId);
+			return refused;
+		}
 
 		// 2. the event, exactly as signed
 		let event: IDataObject;
@@ -652,6 +806,9 @@ export class MediaGenTrigger implements INodeType {
 			try {
 				const result = await downloadAssetToBinary(this, assetId, {
 					propertyName: binaryPropertyName(prefix, index),
+					maxBytes: TRIGGER_DOWNLOADS.maxBytes,
+					tooLargeHint:
+						'The trigger downloads files up to this size only. Turn Download Files off and add MediaGen → Asset → Download after the trigger: it streams any size inside the execution.',
 				});
 				binary[result.propertyName] = result.binary;
 			} catch (error) {
@@ -662,5 +819,46 @@ export class MediaGenTrigger implements INodeType {
 		if (Object.keys(binary).length) item.binary = binary;
 		if (downloadErrors.length) item.json.downloadErrors = downloadErrors;
 		return { noWebhookResponse: true, workflowData: [[item]] };
+	}
+}
+
+/** Versions 1 and 2, as released: manual mode's secret is a node parameter. */
+class MediaGenTriggerV1 extends MediaGenTriggerBehaviour implements INodeType {
+	description: INodeTypeDescription = {
+		...versionDescription([1, 2], propertiesV1),
+		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		group: ['trigger'],
+		subtitle: SUBTITLE,
+		credentials: [apiCredential],
+	};
+}
+
+/** Version 3: manual mode's secrets in a MediaGen Webhook Secret API credential. */
+class MediaGenTriggerV3 extends MediaGenTriggerBehaviour implements INodeType {
+	description: INodeTypeDescription = {
+		...versionDescription(3, propertiesV3),
+		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		group: ['trigger'],
+		subtitle: SUBTITLE,
+		credentials: [
+			apiCredential,
+			{
+				name: 'mediaGenWebhookSecretApi',
+				required: true,
+				testedBy: 'webhookSecretTest',
+				displayOptions: { show: { registration: ['manual'] } },
+			},
+		],
+	};
+}
+
+/**
+ * MediaGen Trigger, versions 1 and 2 (manual mode's secret pasted into the node) and 3 (the
+ * default: manual mode's secrets in a MediaGen Webhook Secret API credential).
+ */
+export class MediaGenTrigger extends VersionedNodeType {
+	constructor() {
+		const v1 = new MediaGenTriggerV1();
+		super({ 1: v1, 2: v1, 3: new MediaGenTriggerV3() }, baseDescription);
 	}
 }

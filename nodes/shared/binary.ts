@@ -23,6 +23,7 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { MediaGenContext } from './transport';
+import { insecureUrlProblem, originOf } from './urlPolicy';
 import {
 	RETRY,
 	asNodeError,
@@ -256,26 +257,74 @@ function fileError(
 	);
 }
 
+const discard = (body: unknown) => {
+	if (body && typeof (body as BinaryStream).destroy === 'function')
+		(body as BinaryStream).destroy();
+};
+
+/** Same-origin redirects a signed URL may take before the answer counts as a failure. */
+const MAX_SIGNED_REDIRECTS = 3;
+
+/** Why a signed URL is not sent to: see ./urlPolicy.ts. */
+function signedUrlError(
+	ctx: MediaGenContext,
+	problem: string,
+	itemIndex: number | undefined,
+): NodeApiError {
+	return fileError(ctx, problem, {
+		itemIndex,
+		description:
+			'Signed URLs are fetched over https only (plain http only for localhost), never redirected to another origin, and never with the MediaGen API key.',
+	});
+}
+
 /**
  * One request to a signed storage URL (no MediaGen credential: the URL carries its signature).
  * Gives the raw answer whatever its status, or why there was none; a cancelled execution ends it.
+ * The URL must be https (loopback http allowed); redirects are followed by hand, within the same
+ * origin only, and a redirect elsewhere is an error that no attempt repeats.
  */
 async function signedUrlRequest(
 	ctx: MediaGenContext,
 	request: IHttpRequestOptions,
 	itemIndex?: number,
 ): Promise<{ res?: RawResponse; failure: string }> {
-	try {
-		const res = (await ctx.helpers.httpRequest({
-			...request,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			abortSignal: cancelSignalOf(ctx),
-		})) as RawResponse;
-		return { res, failure: '' };
-	} catch (error) {
-		throwIfCancelled(ctx, itemIndex);
-		return { failure: (error as Error).message };
+	let url = request.url;
+	const origin = originOf(url);
+	for (let hop = 0; ; hop++) {
+		const problem = insecureUrlProblem(url, 'The signed URL');
+		if (problem) throw signedUrlError(ctx, problem, itemIndex);
+		let res: RawResponse;
+		try {
+			res = (await ctx.helpers.httpRequest({
+				...request,
+				url,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				abortSignal: cancelSignalOf(ctx),
+			})) as RawResponse;
+		} catch (error) {
+			throwIfCancelled(ctx, itemIndex);
+			return { failure: (error as Error).message };
+		}
+		const location = headerOf(res.headers, 'location');
+		if (res.statusCode < 300 || res.statusCode >= 400 || !location) return { res, failure: '' };
+		discard(res.body);
+		const next = originOf(location, url);
+		if (next === undefined || next !== origin)
+			throw signedUrlError(
+				ctx,
+				`The signed URL redirected to another origin (${next ?? location}); it was not followed`,
+				itemIndex,
+			);
+		if (hop >= MAX_SIGNED_REDIRECTS)
+			throw signedUrlError(
+				ctx,
+				`The signed URL redirected more than ${MAX_SIGNED_REDIRECTS} times`,
+				itemIndex,
+			);
+		url = new URL(location, url).toString();
 	}
 }
 
@@ -298,8 +347,6 @@ async function putPart(
 				url: part.url,
 				body,
 				headers: { 'content-type': 'application/octet-stream' },
-				// No redirects: the redirect follower would keep the body for replaying it.
-				disableFollowRedirect: true,
 			},
 			itemIndex,
 		);
@@ -488,11 +535,6 @@ async function smallText(stream: unknown): Promise<string> {
 	return Buffer.concat(chunks).subarray(0, BINARY.maxErrorBodyBytes).toString('utf8');
 }
 
-const discard = (body: unknown) => {
-	if (body && typeof (body as BinaryStream).destroy === 'function')
-		(body as BinaryStream).destroy();
-};
-
 async function downloadLink(
 	ctx: MediaGenContext,
 	assetId: string,
@@ -515,16 +557,61 @@ async function downloadLink(
 	return link;
 }
 
-/** Streams an asset's file into n8n binary data. */
+/**
+ * Counts the bytes of a response stream as its consumer reads them and breaks it off past `limit`
+ * (every chunk read, by pipe, listener or iteration, is emitted as 'data'). `prependListener`,
+ * unlike `on`, does not switch the stream to flowing: no chunk flows before the consumer starts.
+ * Returns whether the limit was passed.
+ */
+function limitStream(body: unknown, limit: number): () => boolean {
+	const stream = body as BinaryStream;
+	let total = 0;
+	let exceeded = false;
+	if (!Number.isFinite(limit) || typeof stream?.prependListener !== 'function') return () => false;
+	stream.prependListener('data', (chunk: Buffer | string) => {
+		total += chunk.length;
+		if (total > limit && !exceeded) {
+			exceeded = true;
+			stream.destroy(new Error(`more than ${limit} bytes`));
+		}
+	});
+	return () => exceeded;
+}
+
+export interface DownloadOptions {
+	propertyName?: string;
+	itemIndex?: number;
+	/** Refuse files larger than this many bytes (announced, or found while streaming). */
+	maxBytes?: number;
+	/** Said after a refusal for size (what to do instead). */
+	tooLargeHint?: string;
+}
+
+/**
+ * Streams an asset's file into n8n binary data. The size MediaGen announced for the asset is
+ * checked before (Content-Length), while (the stream is broken off past it) and after the transfer.
+ */
 export async function downloadAssetToBinary(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	assetId: string,
-	opts: { propertyName?: string; itemIndex?: number } = {},
+	opts: DownloadOptions = {},
 ): Promise<{ propertyName: string; binary: IBinaryData; asset: IDataObject }> {
 	const { itemIndex } = opts;
 	const propertyName = opts.propertyName ?? 'data';
 	let link = await downloadLink(ctx, assetId, itemIndex);
 	let renewed = false;
+	const tooLarge = (size: number | string, limit: number, what: string) =>
+		fileError(
+			ctx,
+			`Download of asset ${assetId} refused: ${what} ${size} bytes, ${limit} allowed`,
+			{
+				itemIndex,
+				description: opts.tooLargeHint,
+			},
+		);
+	const maxBytes = opts.maxBytes ?? Infinity;
+	if (typeof link.size === 'number' && link.size > maxBytes)
+		throw tooLarge(link.size, maxBytes, 'the file is');
 
 	for (let attempt = 0; ; attempt++) {
 		throwIfCancelled(ctx, itemIndex);
@@ -541,13 +628,26 @@ export async function downloadAssetToBinary(
 			const mimeType =
 				link.mimeType || headerOf(res.headers, 'content-type') || 'application/octet-stream';
 			const fileName = link.filename || assetId;
+			const expected = typeof link.size === 'number' ? link.size : undefined;
+			const limit = Math.min(expected ?? Infinity, maxBytes);
+			const length = headerOf(res.headers, 'content-length');
+			if (length !== undefined && Number(length) > limit) {
+				discard(res.body);
+				throw Number(length) > maxBytes
+					? tooLarge(length, maxBytes, 'the signed URL sends')
+					: fileError(
+							ctx,
+							`Download of asset ${assetId} refused: the signed URL sends ${length} bytes, MediaGen announced ${expected}`,
+							{ itemIndex },
+						);
+			}
+			const exceeded = limitStream(res.body, limit);
 			try {
 				const binary = await ctx.helpers.prepareBinaryData(
 					res.body as BinaryStream,
 					fileName,
 					mimeType,
 				);
-				const expected = typeof link.size === 'number' ? link.size : undefined;
 				if (expected === undefined || binary.bytes === undefined || binary.bytes === expected) {
 					return {
 						propertyName,
@@ -565,6 +665,14 @@ export async function downloadAssetToBinary(
 			} catch (error) {
 				if (cancelSignalOf(ctx)?.aborted) throw cancelled(ctx, itemIndex);
 				discard(res.body);
+				if (exceeded())
+					throw limit < maxBytes
+						? fileError(
+								ctx,
+								`Download of asset ${assetId} broken off: the signed URL sent more than the ${limit} bytes MediaGen announced`,
+								{ itemIndex },
+							)
+						: tooLarge(`more than ${limit}`, maxBytes, 'the signed URL sends');
 				failure = `the transfer broke off: ${(error as Error).message}`;
 			}
 		} else if (res) {

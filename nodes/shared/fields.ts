@@ -595,9 +595,33 @@ function checkEnum(value: unknown, values: readonly string[], label: string): st
 	return value;
 }
 
+/**
+ * Bounds of a free JSON value (the spec gives no limit): deeper or larger input is refused by
+ * name before any request, instead of being sent (or overflowing a parser on the way).
+ */
+export const JSON_LIMITS = { maxDepth: 32, maxChars: 5_000_000 };
+
+/** Nesting depth of a parsed JSON value, counted without recursion; stops past `limit`. */
+function depthOf(value: unknown, limit: number): number {
+	let deepest = 0;
+	const stack: Array<[unknown, number]> = [[value, 1]];
+	while (stack.length) {
+		const [v, depth] = stack.pop() as [unknown, number];
+		if (typeof v !== 'object' || v === null) continue;
+		deepest = Math.max(deepest, depth);
+		if (deepest > limit) return deepest;
+		for (const child of Object.values(v)) stack.push([child, depth + 1]);
+	}
+	return deepest;
+}
+
 function checkJsonObject(value: unknown, label: string): { [key: string]: JsonValue } {
 	let parsed = value;
+	const tooLarge = (size: number) =>
+		size > JSON_LIMITS.maxChars &&
+		fail(`${label} must be at most ${JSON_LIMITS.maxChars} characters of JSON, got ${size}`);
 	if (typeof value === 'string') {
+		tooLarge(value.length);
 		if (value.trim() === '') return {};
 		try {
 			parsed = JSON.parse(value);
@@ -608,6 +632,9 @@ function checkJsonObject(value: unknown, label: string): { [key: string]: JsonVa
 	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
 		fail(`${label} must be a JSON object, got ${show(parsed)}`);
 	}
+	if (depthOf(parsed, JSON_LIMITS.maxDepth) > JSON_LIMITS.maxDepth)
+		fail(`${label} must be nested at most ${JSON_LIMITS.maxDepth} levels deep`);
+	if (typeof value !== 'string') tooLarge(JSON.stringify(parsed).length);
 	return parsed as { [key: string]: JsonValue };
 }
 
@@ -741,6 +768,9 @@ export interface PreparedRequest {
 	params: Record<string, string>;
 }
 
+/** A UTF-16 surrogate without its pair: text that cannot be encoded into a URL. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Reads one item's parameters, validates them all, and assembles the request. */
 export function prepareRequest(
 	ctx: IExecuteFunctions,
@@ -772,6 +802,8 @@ export function prepareRequest(
 			params[key] = String(
 				coerce(f, typeof raw === 'string' ? raw.trim() : raw, displayNameOf(name, f)),
 			);
+			if (LONE_SURROGATE.test(params[key]))
+				fail(`${displayNameOf(name, f)} contains a broken character (a lone UTF-16 surrogate)`);
 			path = path.replace(`{${key}}`, encodeURIComponent(params[key]));
 		}
 		const qs = readFields(e.query, values, labelOf) as IDataObject;

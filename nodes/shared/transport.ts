@@ -17,6 +17,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { insecureUrlProblem } from './urlPolicy';
+
 export const CREDENTIAL = 'mediaGenApi';
 
 export type MediaGenContext =
@@ -158,10 +160,21 @@ export async function credentialOf(ctx: MediaGenContext): Promise<ICredentialsDe
 	return await cached;
 }
 
-/** The credential's base URL without a trailing slash. */
-export async function baseUrlOf(ctx: MediaGenContext): Promise<string> {
+/**
+ * The credential's base URL without a trailing slash. Refused unless https (or http to a loopback
+ * host): every request to it carries the API key.
+ */
+export async function baseUrlOf(ctx: MediaGenContext, itemIndex?: number): Promise<string> {
 	const { data } = await credentialOf(ctx);
-	return String(data?.baseUrl ?? '').replace(/\/+$/, '');
+	const baseUrl = String(data?.baseUrl ?? '').replace(/\/+$/, '');
+	const problem = insecureUrlProblem(baseUrl, 'The Base URL of the MediaGen API credential');
+	if (problem)
+		throw new NodeOperationError(ctx.getNode(), problem, {
+			itemIndex,
+			description:
+				'Every request carries the API key; it is sent only over https. Change the Base URL in the credential. Nothing was sent.',
+		});
+	return baseUrl;
 }
 
 interface ErrorBody {
@@ -218,6 +231,12 @@ export function errorMessage(status: number, body: ErrorBody, retries: number): 
 				: `Conflict: ${body.error?.message ?? 'the request clashes with the current state of the record'}`;
 		case 422:
 			return 'MediaGen rejected the values sent';
+		case 301:
+		case 302:
+		case 303:
+		case 307:
+		case 308:
+			return `MediaGen answered with a redirect (${status}), which API requests do not follow: check the Base URL of the MediaGen API credential`;
 		case 429:
 			return `MediaGen rate limit reached; still limited after ${retries} retries`;
 		default:
@@ -235,7 +254,11 @@ function toApiError(
 ): NodeApiError {
 	const body = asErrorBody(res.body);
 	const requestId = body.requestId ?? (res.headers['x-request-id'] as string | undefined);
+	const location = res.statusCode >= 300 && res.statusCode < 400 ? res.headers.location : undefined;
 	const lines = [
+		location
+			? `The redirect points to ${String(location)}; the API key is never sent there.`
+			: undefined,
 		body.error?.message,
 		...issuesText(body.error?.details).map((line) => `- ${line}`),
 		body.error?.code ? `Code: ${body.error.code}` : undefined,
@@ -295,7 +318,7 @@ export async function mediaGenRequest<T = unknown>(
 	ctx: MediaGenContext,
 	req: MediaGenRequest,
 ): Promise<T> {
-	const baseUrl = await baseUrlOf(ctx);
+	const baseUrl = await baseUrlOf(ctx, req.itemIndex);
 	const headers: IDataObject = { accept: 'application/json' };
 	if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
 	const options: IHttpRequestOptions = {
@@ -306,6 +329,10 @@ export async function mediaGenRequest<T = unknown>(
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		// A REST API does not redirect: a 3xx is an error, so the key never follows one to another
+		// origin (n8n's default, sendCredentialsOnCrossOriginRedirect, would send it along).
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	if (req.body !== undefined) options.body = req.body as IDataObject;
 	const safe = isRetrySafe(req.method, req.idempotencyKey);

@@ -33,7 +33,8 @@ export interface VerifyOptions {
 
 export type VerifyResult =
 	| { ok: true; id: string; timestamp: number }
-	| { ok: false; reason: string };
+	/** badSignature: everything was well-formed and in time, only no signature matched. */
+	| { ok: false; reason: string; badSignature?: boolean };
 
 /** The HMAC key: the base64 decoding of the secret after `whsec_`. Undefined when unusable. */
 export function secretKey(secret: string): Buffer | undefined {
@@ -143,7 +144,11 @@ export function verifyWebhook(options: VerifyOptions): VerifyResult {
 		if (constantTimeEqual(Buffer.from(entry, 'utf8'), expected)) matched = true;
 	}
 	if (!matched)
-		return { ok: false, reason: 'No valid v1 signature in the webhook-signature header' };
+		return {
+			ok: false,
+			reason: 'No valid v1 signature in the webhook-signature header',
+			badSignature: true,
+		};
 	return { ok: true, id, timestamp };
 }
 

@@ -54,7 +54,7 @@ class TestItems implements INodeType {
 }
 
 /** Node types known to the harness; tests of other nodes register theirs here. */
-export const NODE_TYPES: Record<string, INodeType> = {
+export const NODE_TYPES: Record<string, INodeType | IVersionedNodeType> = {
 	'n8n-nodes-mediagen.mediaGen': new MediaGen(),
 	'test.items': new TestItems(),
 };
@@ -64,10 +64,11 @@ export class NodeTypes implements INodeTypes {
 		return this.getByNameAndVersion(type);
 	}
 
-	getByNameAndVersion(type: string): INodeType {
+	getByNameAndVersion(type: string, version?: number): INodeType {
 		const nodeType = NODE_TYPES[type];
 		if (!nodeType) throw new Error(`Unknown node type ${type}`);
-		return nodeType;
+		// a versioned node type (the trigger): the class of the asked version, as n8n does
+		return 'nodeVersions' in nodeType ? nodeType.getNodeType(version) : nodeType;
 	}
 
 	getKnownTypes() {
@@ -143,7 +144,10 @@ export interface TestNode {
 }
 
 export interface RunOptions {
-	credentials: { mediaGenApi: { apiKey: string; baseUrl: string } };
+	credentials: {
+		mediaGenApi: { apiKey: string; baseUrl: string };
+		mediaGenWebhookSecretApi?: { productionSecret: string; testSecret?: string };
+	};
 	executionId?: string;
 }
 

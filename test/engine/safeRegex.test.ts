@@ -37,7 +37,8 @@ const NODES: INodeType[] = [
 	new MediaGenCinema(),
 	new MediaGenEditor(),
 	new MediaGenInfluencer(),
-	new MediaGenTrigger(),
+	// every version of the (versioned) trigger
+	...[1, 2, 3].map((v) => new MediaGenTrigger().getNodeType(v)),
 ];
 
 const { sb, runner } = useSandbox();

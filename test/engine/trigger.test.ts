@@ -6,10 +6,16 @@
  */
 import { dirname } from 'node:path';
 
-import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
-import { EVENT_TYPES, MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import {
+	EVENT_TYPES,
+	MediaGenTrigger,
+	SECRET_REPAIR,
+	TRIGGER_DOWNLOADS,
+} from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { useSandbox } from './setup';
 import { FakeN8n, type ReceivedRequest } from './triggerHarness';
 
@@ -94,9 +100,14 @@ async function fakeN8n(
 	parameters: INodeParameters,
 	queueMode = false,
 	apiKey = sb.keys.pro,
+	version: {
+		typeVersion?: number;
+		secrets?: { productionSecret: string; testSecret?: string };
+	} = {},
 ): Promise<FakeN8n> {
 	const n8n = await FakeN8n.start({
-		credentials: creds(apiKey),
+		credentials: { ...creds(apiKey), mediaGenWebhookSecretApi: version.secrets },
+		typeVersion: version.typeVersion,
 		parameters,
 		queueMode,
 	});
@@ -123,7 +134,10 @@ async function generate(params: IDataObject = {}): Promise<Body> {
 }
 
 describe('description', () => {
-	const { description } = new MediaGenTrigger();
+	const trigger = new MediaGenTrigger();
+	// versions 1 and 2 share one description (as released); version 3 has its own
+	const { description } = trigger.getNodeType(2);
+	const v3 = trigger.getNodeType(3).description;
 
 	test("a trigger with the spec's events, answering as soon as the execution starts", () => {
 		expect(description).toMatchObject({
@@ -146,15 +160,83 @@ describe('description', () => {
 			[...EVENT_TYPES, '*'].sort(),
 		);
 		expect([...EVENT_TYPES].sort()).toEqual([...SPEC_EVENT_TYPES].sort());
-		expect(description.credentials).toEqual([
+		const api = {
+			name: 'mediaGenApi',
+			required: true,
+			displayOptions: { show: { registration: ['automatic'] } },
+		};
+		expect(description.credentials).toEqual([api]);
+		expect(v3.credentials).toEqual([
+			api,
 			{
-				name: 'mediaGenApi',
+				name: 'mediaGenWebhookSecretApi',
 				required: true,
-				displayOptions: { show: { registration: ['automatic'] } },
+				testedBy: 'webhookSecretTest',
+				displayOptions: { show: { registration: ['manual'] } },
 			},
 		]);
+		// versions 1 and 2 keep their pasted secret parameter; version 3 (default) has none
+		expect(description.version).toEqual([1, 2]);
+		expect(v3.version).toBe(3);
+		expect(trigger.description.defaultVersion).toBe(3);
+		expect(v3.webhooks).toEqual(description.webhooks);
 		const secret = description.properties.find((p) => p.name === 'signingSecret');
-		expect(secret?.typeOptions?.password).toBe(true);
+		expect(secret).toMatchObject({
+			type: 'string',
+			default: '',
+			required: true,
+			typeOptions: { password: true },
+			displayOptions: { show: { registration: ['manual'] } },
+		});
+	});
+
+	test('the MediaGen Webhook Secret credential test checks the form of both secrets', async () => {
+		const check = (data: IDataObject) =>
+			(
+				trigger.getNodeType(3) as unknown as {
+					methods: { credentialTest: Record<string, (...args: unknown[]) => Promise<unknown>> };
+				}
+			).methods.credentialTest.webhookSecretTest.call(
+				{} as never,
+				{ id: 'c', name: 'c', type: 'mediaGenWebhookSecretApi', data } as never,
+			);
+		const good = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+		expect(await check({ productionSecret: good })).toMatchObject({ status: 'OK' });
+		expect(await check({ productionSecret: good, testSecret: good })).toMatchObject({
+			status: 'OK',
+		});
+		expect(await check({ productionSecret: '', testSecret: 'whsec_' })).toEqual({
+			status: 'Error',
+			message:
+				'The Production Signing Secret is not a whsec_ secret; The Test Signing Secret is not a whsec_ secret',
+		});
+	});
+
+	test('which parameters each version shows (n8n saves only those): v3 manual has no secret', () => {
+		const shown = (typeVersion: number, parameters: INodeParameters) => {
+			const d = trigger.getNodeType(typeVersion).description;
+			return d.properties
+				.filter((p) => NodeHelpers.displayParameter(parameters, p, { typeVersion } as INode, d))
+				.map((p) => p.name);
+		};
+		for (const v of [1, 2])
+			expect(shown(v, { registration: 'manual' })).toEqual([
+				'registration',
+				'manualNotice',
+				'signingSecret',
+				'options',
+			]);
+		expect(shown(3, { registration: 'manual' })).toEqual([
+			'registration',
+			'manualCredentialNotice',
+			'options',
+		]);
+		for (const v of [1, 2, 3])
+			expect(shown(v, { registration: 'automatic' })).toEqual([
+				'registration',
+				'events',
+				'options',
+			]);
 	});
 });
 
@@ -536,12 +618,12 @@ describe('deliveries: verified before anything runs', () => {
 		).toEqual(['evt_x']);
 
 		// a second webhook process: the node's module loaded afresh (its own, empty memory)
-		let Fresh: (new () => INodeType) | undefined;
+		let Fresh: (new () => MediaGenTrigger) | undefined;
 		jest.isolateModules(() => {
 			// eslint-disable-next-line @typescript-eslint/no-require-imports
 			Fresh = require('../../nodes/MediaGenTrigger/MediaGenTrigger.node').MediaGenTrigger;
 		});
-		n8n.webhookProcess = new Fresh!();
+		n8n.webhookProcess = new Fresh!().getNodeType(n8n.node.typeVersion);
 		const again = await post(n8n.productionUrl, d.headers, d.body);
 		expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: true });
 		// and a new event still runs in that process
@@ -647,6 +729,27 @@ describe('deliveries: verified before anything runs', () => {
 	});
 });
 
+/**
+ * Signs and posts an export.completed event for `assetId` (the sandbox does not run editor
+ * exports: the event is signed here, as the service would), and returns the run's item.
+ */
+async function deliverExport(n8n: FakeN8n, assetId: string, id: string) {
+	const d = signed(
+		String(stored(n8n)?.secret),
+		JSON.stringify({
+			id,
+			type: 'export.completed',
+			created_at: new Date().toISOString(),
+			workspace_id: 'ws',
+			data: { asset_id: assetId },
+		}),
+		{ id },
+	);
+	expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+	await until(() => n8n.runs.length === 1);
+	return n8n.outputs()[0][0];
+}
+
 describe('binary outputs', () => {
 	test('generation outputs arrive as binary; the answer does not wait for the download', async () => {
 		const n8n = await fakeN8n(automatic(['generation.completed'], { downloadFiles: true }));
@@ -699,21 +802,7 @@ describe('binary outputs', () => {
 			mimeType: 'video/mp4',
 			workspace: 'main',
 		});
-		// the sandbox does not run editor exports: the event is signed here, as the service would
-		const d = signed(
-			String(stored(n8n)?.secret),
-			JSON.stringify({
-				id: 'evt_export',
-				type: 'export.completed',
-				created_at: new Date().toISOString(),
-				workspace_id: 'ws',
-				data: { asset_id: asset.id },
-			}),
-			{ id: 'evt_export' },
-		);
-		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
-		await until(() => n8n.runs.length === 1);
-		const [item] = n8n.outputs()[0];
+		const item = await deliverExport(n8n, asset.id, 'evt_export');
 		expect(Object.keys(item.binary ?? {})).toEqual(['video']);
 		expect(item.binary?.video).toMatchObject({ fileName: 'export.mp4', mimeType: 'video/mp4' });
 	});
@@ -736,5 +825,186 @@ describe('binary outputs', () => {
 		expect(item.json.downloadErrors).toEqual([
 			{ asset_id: missing, message: expect.stringMatching(/not found/i) },
 		]);
+	});
+});
+
+describe('version 3: manual mode reads its secrets from the MediaGen Webhook Secret credential', () => {
+	const manual = { registration: 'manual' };
+
+	test('production secret for the Production URL, test secret for the Test URL; none in the workflow', async () => {
+		const production = await api('POST', '/webhooks', {
+			url: 'https://example.com/p',
+			events: ['*'],
+		});
+		const test = await api('POST', '/webhooks', { url: 'https://example.com/t', events: ['*'] });
+		const n8n = await fakeN8n(manual, false, sb.keys.pro, {
+			typeVersion: 3,
+			secrets: { productionSecret: production.secret, testSecret: test.secret },
+		});
+		sb.control.clearRequests();
+		await n8n.activate();
+		await n8n.listen();
+
+		const deliver = async (url: string, secret: string) => {
+			const d = signed(secret, eventBody(`evt_${Math.random().toString(16).slice(2)}`));
+			return (await post(url, d.headers, d.body)).status;
+		};
+		// each URL accepts only its own secret (n8n stops listening after the first test execution)
+		expect(await deliver(n8n.productionUrl, test.secret)).toBe(401);
+		expect(await deliver(n8n.testUrl, production.secret)).toBe(401);
+		expect(await deliver(n8n.productionUrl, production.secret)).toBe(200);
+		expect(await deliver(n8n.testUrl, test.secret)).toBe(200);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(2);
+		expect(n8n.requests.map((r) => [r.test, r.status, r.started])).toEqual([
+			[false, 401, false],
+			[true, 401, false],
+			[false, 200, true],
+			[true, 200, true],
+		]);
+		// nothing registered, and no secret in what n8n saves of the workflow
+		expect(sb.control.requests({})).toHaveLength(0);
+		const saved = JSON.stringify({ workflow: n8n.workflowData(), staticData: n8n.staticData });
+		expect(saved).not.toContain('whsec_');
+	});
+
+	test('no test secret: listening for a test event is refused with a clear message', async () => {
+		const production = await api('POST', '/webhooks', {
+			url: 'https://example.com/p',
+			events: ['*'],
+		});
+		const n8n = await fakeN8n(manual, false, sb.keys.pro, {
+			typeVersion: 3,
+			secrets: { productionSecret: production.secret },
+		});
+		await n8n.activate();
+		const error = await n8n.listen().catch((e: Error) => e);
+		expect((error as Error).message).toBe(
+			'The Test Signing Secret of the credential must be the whsec_ secret MediaGen showed when the endpoint was created',
+		);
+	});
+
+	test('an unusable production secret stops activation without echoing it', async () => {
+		const n8n = await fakeN8n(manual, false, sb.keys.pro, {
+			typeVersion: 3,
+			secrets: { productionSecret: 'not-a-secret-value' },
+		});
+		const error = await n8n.activate().catch((e: Error) => e);
+		expect((error as Error).message).toMatch(/^The Production Signing Secret of the credential/);
+		expect(JSON.stringify(error)).not.toContain('not-a-secret-value');
+	});
+
+	test('version 1 keeps working with the pasted secret (as version 2 does above)', async () => {
+		const made = await api('POST', '/webhooks', { url: 'https://example.com/v1', events: ['*'] });
+		const n8n = await fakeN8n({ ...manual, signingSecret: made.secret }, false, sb.keys.pro, {
+			typeVersion: 1,
+		});
+		await n8n.activate();
+		const d = signed(made.secret, eventBody('evt_v1'), { id: 'evt_v1' });
+		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
+		const bad = signed(`whsec_${Buffer.alloc(24, 2).toString('base64')}`, eventBody('evt_v1b'));
+		expect((await post(n8n.productionUrl, bad.headers, bad.body)).status).toBe(401);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(1);
+	});
+});
+
+describe('trigger downloads are capped (they run in the webhook request)', () => {
+	const saved = TRIGGER_DOWNLOADS.maxBytes;
+	afterEach(() => {
+		TRIGGER_DOWNLOADS.maxBytes = saved;
+	});
+
+	test('a file above the cap is not fetched; the item says why and what to do', async () => {
+		TRIGGER_DOWNLOADS.maxBytes = 1000;
+		const n8n = await fakeN8n(automatic(['export.completed'], { downloadFiles: true }));
+		await n8n.activate();
+		const asset = sb.control.createLargeAsset({
+			size: 4096,
+			filename: 'big.mp4',
+			workspace: 'main',
+		});
+		sb.control.clearRequests();
+		const item = await deliverExport(n8n, asset.id, 'evt_big');
+		expect(item.binary).toBeUndefined();
+		expect(item.json.downloadErrors).toEqual([
+			{
+				asset_id: asset.id,
+				message: `Download of asset ${asset.id} refused: the file is 4096 bytes, 1000 allowed`,
+			},
+		]);
+		expect(sb.control.requests({ path: '^/files/' })).toHaveLength(0);
+	});
+});
+
+describe('a managed endpoint whose secret was rotated elsewhere is repaired', () => {
+	// each test has an endpoint of its own, so the once-a-minute check applies per test
+	expect(SECRET_REPAIR.minIntervalMs).toBe(60_000);
+
+	test("MediaGen's retry of the failed delivery verifies after the node sets a new secret", async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const id = String(stored(n8n)?.id);
+		const mine = String(stored(n8n)?.secret);
+		// Webhook → Rotate Secret, done elsewhere: the node's secret is now wrong
+		const elsewhere = String((await api('POST', `/webhooks/${id}/rotate-secret`)).secret);
+		logs.length = 0;
+		sb.control.clearRequests();
+
+		await generate();
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json.type).toBe('generation.completed');
+		// the first attempt was refused, the node rotated once, a later attempt was accepted
+		// refused until the node has stored its new secret (the sandbox retries after 30 ms here),
+		// then accepted; one check, one rotation
+		const attempts = await until(() => {
+			const sent = sb.control.deliveries().filter((d) => d.webhookId === id);
+			return sent.some((d) => d.responseStatus === 200) ? sent : undefined;
+		});
+		const statuses = attempts?.map((d) => d.responseStatus) ?? [];
+		expect(statuses[0]).toBe(401);
+		expect(statuses.slice(1)).toEqual([...Array(statuses.length - 2).fill(401), 200]);
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
+		expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(1);
+		const now = String(stored(n8n)?.secret);
+		expect([mine, elsewhere]).not.toContain(now);
+		expect(logs.filter((l) => l.includes('was changed outside n8n'))).toHaveLength(1);
+		for (const secret of [mine, elsewhere, now])
+			expect(logs.join('\n')).not.toContain(secret.slice(6));
+	});
+
+	test('a forged request (its id is not a MediaGen delivery) rotates nothing', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const secret = String(stored(n8n)?.secret);
+		sb.control.clearRequests();
+		const forged = signed(
+			`whsec_${Buffer.alloc(24, 9).toString('base64')}`,
+			eventBody('evt_forged'),
+			{
+				id: 'evt_forged',
+			},
+		);
+		expect((await post(n8n.productionUrl, forged.headers, forged.body)).status).toBe(401);
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
+		expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(0);
+		expect(stored(n8n)?.secret).toBe(secret);
+	});
+
+	test('forged requests cost at most one check per interval', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		sb.control.clearRequests();
+		for (let i = 0; i < 5; i++) {
+			const forged = signed(
+				`whsec_${Buffer.alloc(24, 9).toString('base64')}`,
+				eventBody(`evt_f${i}`),
+			);
+			expect((await post(n8n.productionUrl, forged.headers, forged.body)).status).toBe(401);
+		}
+		await n8n.settle();
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
 	});
 });

@@ -63,8 +63,6 @@ class PassThrough implements INodeType {
 NODE_TYPES[TRIGGER_TYPE] = new MediaGenTrigger();
 NODE_TYPES['test.passThrough'] = new PassThrough();
 
-const triggerType = NODE_TYPES[TRIGGER_TYPE];
-
 /** One request the fake n8n received, and what it answered. */
 export interface ReceivedRequest {
 	path: string;
@@ -129,6 +127,8 @@ export interface FakeN8nOptions {
 	 * handler saves (as n8n's WorkflowRunner.runMainProcess does).
 	 */
 	queueMode?: boolean;
+	/** The trigger's node version (default 2). */
+	typeVersion?: number;
 }
 
 export class FakeN8n {
@@ -150,8 +150,11 @@ export class FakeN8n {
 
 	readonly runs: IRun[] = [];
 
+	/** The trigger's class of the node's version. */
+	readonly triggerType: INodeType;
+
 	/** The node type answering requests (swap it to play another webhook process). */
-	webhookProcess: INodeType = triggerType;
+	webhookProcess: INodeType;
 
 	private readonly pending = new Set<Promise<void>>();
 
@@ -165,12 +168,19 @@ export class FakeN8n {
 			id: randomUUID(),
 			name: 'MediaGen Trigger',
 			type: TRIGGER_TYPE,
-			typeVersion: 2,
+			typeVersion: options.typeVersion ?? 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: options.parameters,
-			credentials: { mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' } },
+			credentials: {
+				mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' },
+				...(options.credentials.mediaGenWebhookSecretApi
+					? { mediaGenWebhookSecretApi: { id: 'cred-2', name: 'MediaGen webhook secret' } }
+					: {}),
+			},
 		};
+		this.triggerType = new NodeTypes().getByNameAndVersion(TRIGGER_TYPE, this.node.typeVersion);
+		this.webhookProcess = this.triggerType;
 	}
 
 	static async start(options: FakeN8nOptions): Promise<FakeN8n> {
@@ -252,7 +262,7 @@ export class FakeN8n {
 		additionalData: IWorkflowExecuteAdditionalData,
 		isTest: boolean,
 	): IWebhookData {
-		const description = triggerType.description.webhooks?.[0] as IWebhookDescription;
+		const description = this.triggerType.description.webhooks?.[0] as IWebhookDescription;
 		return {
 			httpMethod: 'POST',
 			node: this.node.name,
@@ -276,7 +286,7 @@ export class FakeN8n {
 		const webhookData = this.webhookData(workflow, additionalData, isTest);
 		const node = workflow.getNode(this.node.name)!;
 		const context = new HookContext(workflow, node, additionalData, mode, activation, webhookData);
-		const fn = triggerType.webhookMethods!.default![method];
+		const fn = this.triggerType.webhookMethods!.default![method];
 		return (await fn.call(context)) as boolean;
 	}
 
@@ -417,7 +427,7 @@ export class FakeN8n {
 				response
 					.status(200)
 					.send(
-						triggerType.description.webhooks?.[0]?.responseData === 'noData'
+						this.triggerType.description.webhooks?.[0]?.responseData === 'noData'
 							? undefined
 							: { message: 'Workflow was started' },
 					);

@@ -21,7 +21,7 @@ test('every node version and the credential have a pinned surface, and every pin
 		unpinned: [],
 	});
 	expect({ removed: pinned.filter((n) => !current.has(n)) }).toEqual({ removed: [] });
-	expect(pinned).toHaveLength(11); // 8 action nodes (v1), the trigger (v1, v2), the credential
+	expect(pinned).toHaveLength(13); // 8 action nodes (v1), the trigger (v1, v2, v3), 2 credentials
 });
 
 test.each(pinned)('%s: the parameter surface is the pinned one', (name) => {
@@ -47,7 +47,7 @@ test.each(pinned)('%s: the parameter surface is the pinned one', (name) => {
 });
 
 test('the check sees a renamed parameter, a new default, a changed display condition and a dropped option', () => {
-	const description = new MediaGenTrigger().description;
+	const description = new MediaGenTrigger().getNodeType(2).description;
 	const base = nodeSurface(description, 2);
 	const kinds = (edit: (p: (typeof description.properties)[number]) => void) => {
 		const properties = description.properties.map((p) => ({ ...p }));
@@ -70,7 +70,7 @@ test('the check sees a renamed parameter, a new default, a changed display condi
 });
 
 test('a parameter shown only from version 2 on is not part of version 1', () => {
-	const description = new MediaGenTrigger().description;
+	const description = new MediaGenTrigger().getNodeType(2).description;
 	const extra = {
 		displayName: 'New',
 		name: 'newInV2',
