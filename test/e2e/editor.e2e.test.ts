@@ -112,10 +112,19 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 			allowHttpWebhooks: true,
 		});
 		// one workflow per node type of the package (not the *Tool variants n8n derives)
-		const types = ctx.loaded.filter((d) => !d.name.endsWith('Tool'));
+		// A versioned node (the trigger) is listed once per version class: one workflow per type,
+		// at its highest version.
+		const versionsOf = (d: (typeof ctx.loaded)[number]) =>
+			Array.isArray(d.version) ? d.version : [d.version];
+		const highest = new Map<string, number>();
+		for (const d of ctx.loaded)
+			highest.set(d.name, Math.max(highest.get(d.name) ?? 0, ...versionsOf(d)));
+		const types = [...new Map(ctx.loaded.map((d) => [d.name, d])).values()].filter(
+			(d) => !d.name.endsWith('Tool'),
+		);
 		for (const [i, d] of types.entries()) {
 			const nodeId = `7e0c0000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-			const version = Math.max(...(Array.isArray(d.version) ? d.version : [d.version]));
+			const version = highest.get(d.name)!;
 			const wf = {
 				id: `edit${d.name.split('.')[1]}`
 					.replace(/[^A-Za-z0-9]/g, '')
