@@ -1,33 +1,32 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { mediaGenGroups } from '../shared/catalog';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGen implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen',
-		name: 'mediaGen',
-		description:
-			'Generate images, video and audio with MediaGen, and manage assets, projects, collections, credits and webhooks',
-		defaults: { name: 'MediaGen' },
-		usableAsTool: true,
-		properties: catalogProperties(mediaGenGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen',
+	name: 'mediaGen',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description:
+		'Generate images, video and audio with MediaGen, and manage assets, projects, collections, credits and webhooks',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, mediaGenGroups);
+/**
+ * MediaGen: version 1 as released; version 2 opens on generation → create.
+ */
+export class MediaGen extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, mediaGenGroups, {
+				resource: 'generation',
+				operation: 'create',
+			}),
+			baseDescription,
+		);
 	}
 }

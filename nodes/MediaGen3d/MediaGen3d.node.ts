@@ -1,32 +1,31 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { scene3dGroups } from '../shared/catalog/scene3d';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGen3d implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen 3D',
-		name: 'mediaGen3d',
-		description: 'Create, save and render MediaGen 3D scenes',
-		defaults: { name: 'MediaGen 3D' },
-		usableAsTool: true,
-		properties: catalogProperties(scene3dGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen 3D',
+	name: 'mediaGen3d',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Create, save and render MediaGen 3D scenes',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, scene3dGroups);
+/**
+ * MediaGen 3D: version 1 as released; version 2 opens on scene → aiScene.
+ */
+export class MediaGen3d extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, scene3dGroups, {
+				resource: 'scene',
+				operation: 'aiScene',
+			}),
+			baseDescription,
+		);
 	}
 }

@@ -1,33 +1,32 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { adsGroups } from '../shared/catalog/ads';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGenAds implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen Ads',
-		name: 'mediaGenAds',
-		description:
-			'Brand kits, products, ad projects, ad copy, creative matrices and marketing templates with MediaGen',
-		defaults: { name: 'MediaGen Ads' },
-		usableAsTool: true,
-		properties: catalogProperties(adsGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Ads',
+	name: 'mediaGenAds',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description:
+		'Brand kits, products, ad projects, ad copy, creative matrices and marketing templates with MediaGen',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, adsGroups);
+/**
+ * MediaGen Ads: version 1 as released; version 2 opens on adProject → runMatrix.
+ */
+export class MediaGenAds extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, adsGroups, {
+				resource: 'adProject',
+				operation: 'runMatrix',
+			}),
+			baseDescription,
+		);
 	}
 }

@@ -1,32 +1,31 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { agentGroups } from '../shared/catalog/agent';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGenAgent implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen Agent',
-		name: 'mediaGenAgent',
-		description: 'Talk to the MediaGen agent and handle its proposed actions',
-		defaults: { name: 'MediaGen Agent' },
-		usableAsTool: true,
-		properties: catalogProperties(agentGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Agent',
+	name: 'mediaGenAgent',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Talk to the MediaGen agent and handle its proposed actions',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, agentGroups);
+/**
+ * MediaGen Agent: version 1 as released; version 2 opens on session → sendMessage.
+ */
+export class MediaGenAgent extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, agentGroups, {
+				resource: 'session',
+				operation: 'sendMessage',
+			}),
+			baseDescription,
+		);
 	}
 }

@@ -1,32 +1,28 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { canvasGroups } from '../shared/catalog/canvas';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGenCanvas implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen Canvas',
-		name: 'mediaGenCanvas',
-		description: 'Build and run MediaGen canvas node workflows',
-		defaults: { name: 'MediaGen Canvas' },
-		usableAsTool: true,
-		properties: catalogProperties(canvasGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Canvas',
+	name: 'mediaGenCanvas',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Build and run MediaGen canvas node workflows',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, canvasGroups);
+/**
+ * MediaGen Canvas: version 1 as released; version 2 opens on run → start.
+ */
+export class MediaGenCanvas extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, canvasGroups, { resource: 'run', operation: 'start' }),
+			baseDescription,
+		);
 	}
 }

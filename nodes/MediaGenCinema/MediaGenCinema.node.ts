@@ -1,32 +1,31 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { cinemaGroups } from '../shared/catalog/cinema';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGenCinema implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen Cinema',
-		name: 'mediaGenCinema',
-		description: 'Plan and generate cinema projects with scenes and shots in MediaGen',
-		defaults: { name: 'MediaGen Cinema' },
-		usableAsTool: true,
-		properties: catalogProperties(cinemaGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Cinema',
+	name: 'mediaGenCinema',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Plan and generate cinema projects with scenes and shots in MediaGen',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, cinemaGroups);
+/**
+ * MediaGen Cinema: version 1 as released; version 2 opens on cinemaProject → generate.
+ */
+export class MediaGenCinema extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, cinemaGroups, {
+				resource: 'cinemaProject',
+				operation: 'generate',
+			}),
+			baseDescription,
+		);
 	}
 }

@@ -1,32 +1,28 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { editorGroups } from '../shared/catalog/editor';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGenEditor implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen Editor',
-		name: 'mediaGenEditor',
-		description: 'Edit video timelines, run effects and mix audio with MediaGen',
-		defaults: { name: 'MediaGen Editor' },
-		usableAsTool: true,
-		properties: catalogProperties(editorGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Editor',
+	name: 'mediaGenEditor',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Edit video timelines, run effects and mix audio with MediaGen',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, editorGroups);
+/**
+ * MediaGen Editor: version 1 as released; version 2 opens on edit → render.
+ */
+export class MediaGenEditor extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, editorGroups, { resource: 'edit', operation: 'render' }),
+			baseDescription,
+		);
 	}
 }

@@ -1,32 +1,31 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
 
 import { influencerGroups } from '../shared/catalog/influencer';
-import { catalogProperties } from '../shared/fields';
-import { listSearch } from '../shared/listSearch';
-import { catalogNodeBase } from '../shared/node';
-import { executeCatalog } from '../shared/router';
+import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
 
-export class MediaGenInfluencer implements INodeType {
-	description: INodeTypeDescription = {
-		...catalogNodeBase,
-		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		displayName: 'MediaGen Influencer',
-		name: 'mediaGenInfluencer',
-		description: 'Create AI influencer characters, presets and content series with MediaGen',
-		defaults: { name: 'MediaGen Influencer' },
-		usableAsTool: true,
-		properties: catalogProperties(influencerGroups),
-	};
+const baseDescription: INodeTypeBaseDescription = {
+	displayName: 'MediaGen Influencer',
+	name: 'mediaGenInfluencer',
+	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	description: 'Create AI influencer characters, presets and content series with MediaGen',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+};
 
-	methods = { listSearch };
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeCatalog(this, influencerGroups);
+/**
+ * MediaGen Influencer: version 1 as released; version 2 opens on character → generate.
+ */
+export class MediaGenInfluencer extends VersionedNodeType {
+	constructor() {
+		super(
+			catalogNodeVersions(baseDescription, influencerGroups, {
+				resource: 'character',
+				operation: 'generate',
+			}),
+			baseDescription,
+		);
 	}
 }

@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Endpoint, Field, FieldMap, Group, JsonValue } from './catalog/dsl';
+import type { Endpoint, Field, FieldMap, Group, JsonValue, MainOperation } from './catalog/dsl';
 import { locatorProperty, UUID_REGEX } from './listSearch';
 import { asNodeError } from './transport';
 
@@ -446,11 +446,42 @@ function mergeShow(
 	return { ...own, show: { ...show.show, ...(own?.show ?? {}) } };
 }
 
-/** The resource selector, the operation selectors and every operation's properties. */
-export function catalogProperties(groups: Group[]): INodeProperties[] {
+/** Operations a form never opens on: they remove, stop or refuse something. */
+const DESTRUCTIVE = /^(delete|cancel|reject|archive|remove|discard)/i;
+
+/**
+ * The operation a resource's selector opens on. Version 1 (as released): Get Many, else the first
+ * declared. From version 2: the node's main operation on its main resource; on the others Create,
+ * else Get Many, else Get, else the first one that is not destructive.
+ */
+export function defaultOperationOf(g: Group, version: number, main?: MainOperation): string {
+	if (version < 2) {
+		return (g.endpoints.find((e) => e.operation === 'getAll') ?? g.endpoints[0]).operation;
+	}
+	if (main && main.resource === g.resource) return main.operation;
+	const has = (op: string) => g.endpoints.some((e) => e.operation === op);
+	const preferred = ['create', 'getAll', 'get'].find(has);
+	return (
+		preferred ??
+		(g.endpoints.find((e) => !DESTRUCTIVE.test(e.operation)) ?? g.endpoints[0]).operation
+	);
+}
+
+/**
+ * The resource selector, the operation selectors and every operation's properties, for one node
+ * version. Version 1 opens on the first resource in alphabetical order; version 2 on `main`.
+ */
+export function catalogProperties(
+	groups: Group[],
+	version = 1,
+	main?: MainOperation,
+): INodeProperties[] {
 	if (!groups.length) return [];
 	const sorted = [...groups].sort((a, b) => a.name.localeCompare(b.name));
-	const firstResource = sorted[0].resource;
+	const firstResource =
+		version >= 2 && main && groups.some((g) => g.resource === main.resource)
+			? main.resource
+			: sorted[0].resource;
 	const props: INodeProperties[] = [
 		{
 			displayName: 'Resource',
@@ -463,8 +494,6 @@ export function catalogProperties(groups: Group[]): INodeProperties[] {
 	];
 	for (const g of sorted) {
 		const ops = [...g.endpoints].sort((a, b) => a.name.localeCompare(b.name));
-		const defaultOperation = (g.endpoints.find((e) => e.operation === 'getAll') ?? g.endpoints[0])
-			.operation;
 		props.push({
 			displayName: 'Operation',
 			name: 'operation',
@@ -477,7 +506,7 @@ export function catalogProperties(groups: Group[]): INodeProperties[] {
 				description: e.description,
 				action: e.action,
 			})),
-			default: defaultOperation,
+			default: defaultOperationOf(g, version, main),
 		});
 	}
 	for (const g of sorted) {

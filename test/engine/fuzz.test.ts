@@ -51,15 +51,16 @@ const sample = <T>(arb: fc.Arbitrary<T>, n = 1): T[] =>
 	fc.sample(arb, { numRuns: n, seed: SEED * 100_003 + draws++ });
 const one = <T>(arb: fc.Arbitrary<T>): T => sample(arb)[0];
 
+/** Every action node in its newest version (version 1 differs only in defaults and additions). */
 const NODES: Record<string, INodeType> = {
-	mediaGen: new MediaGen(),
-	mediaGenInfluencer: new MediaGenInfluencer(),
-	mediaGenAds: new MediaGenAds(),
-	mediaGenEditor: new MediaGenEditor(),
-	mediaGenCinema: new MediaGenCinema(),
-	mediaGenCanvas: new MediaGenCanvas(),
-	mediaGen3d: new MediaGen3d(),
-	mediaGenAgent: new MediaGenAgent(),
+	mediaGen: new MediaGen().getNodeType(),
+	mediaGenInfluencer: new MediaGenInfluencer().getNodeType(),
+	mediaGenAds: new MediaGenAds().getNodeType(),
+	mediaGenEditor: new MediaGenEditor().getNodeType(),
+	mediaGenCinema: new MediaGenCinema().getNodeType(),
+	mediaGenCanvas: new MediaGenCanvas().getNodeType(),
+	mediaGen3d: new MediaGen3d().getNodeType(),
+	mediaGenAgent: new MediaGenAgent().getNodeType(),
 };
 
 // ------------------------------------------------------------------------------------------

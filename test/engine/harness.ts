@@ -136,6 +136,8 @@ class CredentialsHelper extends ICredentialsHelper {
 export interface TestNode {
 	name: string;
 	type: string;
+	/** Node version (default 1, the released form every engine test was written for). */
+	typeVersion?: number;
 	parameters: INodeParameters;
 	continueOnFail?: boolean;
 	retryOnFail?: boolean;
@@ -184,7 +186,7 @@ export function chain(items: IDataObject[], nodes: TestNode[]): IWorkflowBase {
 				id: `node-${i}-${n.name.replace(/\W/g, '')}`,
 				name: n.name,
 				type: n.type,
-				typeVersion: 1,
+				typeVersion: n.typeVersion ?? 1,
 				position: [i * 200, 0],
 				parameters: n.parameters,
 				credentials: n.type.startsWith('n8n-nodes-mediagen')

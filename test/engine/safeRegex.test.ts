@@ -29,14 +29,17 @@ import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.nod
 import { nodeFactory, rl, useSandbox } from './setup';
 
 const NODES: INodeType[] = [
-	new MediaGen(),
-	new MediaGen3d(),
-	new MediaGenAds(),
-	new MediaGenAgent(),
-	new MediaGenCanvas(),
-	new MediaGenCinema(),
-	new MediaGenEditor(),
-	new MediaGenInfluencer(),
+	// every version of every action node
+	...[
+		new MediaGen(),
+		new MediaGen3d(),
+		new MediaGenAds(),
+		new MediaGenAgent(),
+		new MediaGenCanvas(),
+		new MediaGenCinema(),
+		new MediaGenEditor(),
+		new MediaGenInfluencer(),
+	].flatMap((n) => Object.values(n.nodeVersions)),
 	// every version of the (versioned) trigger
 	...[1, 2, 3].map((v) => new MediaGenTrigger().getNodeType(v)),
 ];

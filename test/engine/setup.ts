@@ -3,7 +3,7 @@
  * each test), short polling and retry delays, n8n binary data, node factories that register their
  * node type with the harness, and helpers to run workflows with the sandbox's credentials.
  */
-import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, INodeType, IVersionedNodeType } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs';
 import { RETRY } from '../../nodes/shared/transport';
@@ -129,7 +129,7 @@ export type NodeFactory = (
 ) => TestNode;
 
 /** Registers a node type with the harness and returns a factory of its nodes for chain(). */
-export function nodeFactory(nodeType: INodeType): NodeFactory {
+export function nodeFactory(nodeType: INodeType | IVersionedNodeType): NodeFactory {
 	const type = `n8n-nodes-mediagen.${nodeType.description.name}`;
 	NODE_TYPES[type] = nodeType;
 	return (name: string, parameters: INodeParameters, extra: Partial<TestNode> = {}): TestNode => ({

@@ -177,6 +177,12 @@ export interface Endpoint extends EndpointBehaviour {
 	body: FieldMap;
 }
 
+/** The resource and operation a new node opens on (version 2 on); never a destructive one. */
+export interface MainOperation {
+	resource: string;
+	operation: string;
+}
+
 export interface Group {
 	/** Resource value, e.g. `project`. */
 	resource: string;
