@@ -2,18 +2,15 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { mediaGenGroups } from '../shared/catalog';
-import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen',
 	name: 'mediaGen',
 	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-	group: ['transform'],
-	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 	description:
 		'Generate images, video and audio with MediaGen, and manage assets, projects, collections, credits and webhooks',
-	usableAsTool: true,
-	defaultVersion: LATEST_CATALOG_VERSION,
+	...catalogBaseDescription,
 };
 
 /**

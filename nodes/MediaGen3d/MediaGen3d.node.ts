@@ -2,17 +2,14 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { scene3dGroups } from '../shared/catalog/scene3d';
-import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen 3D',
 	name: 'mediaGen3d',
 	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-	group: ['transform'],
-	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 	description: 'Create, save and render MediaGen 3D scenes',
-	usableAsTool: true,
-	defaultVersion: LATEST_CATALOG_VERSION,
+	...catalogBaseDescription,
 };
 
 /**

@@ -2,17 +2,14 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { canvasGroups } from '../shared/catalog/canvas';
-import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Canvas',
 	name: 'mediaGenCanvas',
 	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-	group: ['transform'],
-	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 	description: 'Build and run MediaGen canvas node workflows',
-	usableAsTool: true,
-	defaultVersion: LATEST_CATALOG_VERSION,
+	...catalogBaseDescription,
 };
 
 /**

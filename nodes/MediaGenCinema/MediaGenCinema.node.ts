@@ -2,17 +2,14 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { cinemaGroups } from '../shared/catalog/cinema';
-import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Cinema',
 	name: 'mediaGenCinema',
 	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-	group: ['transform'],
-	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 	description: 'Plan and generate cinema projects with scenes and shots in MediaGen',
-	usableAsTool: true,
-	defaultVersion: LATEST_CATALOG_VERSION,
+	...catalogBaseDescription,
 };
 
 /**

@@ -2,17 +2,14 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { editorGroups } from '../shared/catalog/editor';
-import { catalogNodeVersions, LATEST_CATALOG_VERSION } from '../shared/node';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Editor',
 	name: 'mediaGenEditor',
 	icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
-	group: ['transform'],
-	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 	description: 'Edit video timelines, run effects and mix audio with MediaGen',
-	usableAsTool: true,
-	defaultVersion: LATEST_CATALOG_VERSION,
+	...catalogBaseDescription,
 };
 
 /**

@@ -24,6 +24,17 @@ export const CATALOG_VERSIONS = [1, 2] as const;
 export type CatalogVersion = (typeof CATALOG_VERSIONS)[number];
 export const LATEST_CATALOG_VERSION: CatalogVersion = 2;
 
+/**
+ * The part of every catalog node's base description that is the same for all of them (the icon
+ * stays in each node file, where n8n's lint checks its files).
+ */
+export const catalogBaseDescription = {
+	group: ['transform'],
+	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+	usableAsTool: true,
+	defaultVersion: LATEST_CATALOG_VERSION,
+} satisfies Partial<INodeTypeBaseDescription>;
+
 export const catalogNodeBase = {
 	group: ['transform'],
 	usableAsTool: true,
