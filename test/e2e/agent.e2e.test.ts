@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
 /**
  * The MediaGen nodes as tools of n8n's AI Agent, in a real n8n 2.40.7 with the packed package:
  * examples/ai-agent.json itself (Manual Trigger → AI Agent, OpenAI Chat Model, four MediaGen
@@ -26,6 +26,7 @@ import {
 	importCredentials,
 	importWorkflows,
 	nodeItems,
+	randomId,
 } from './n8n';
 import { e2eDemoOptions, MIN } from './workflows';
 
@@ -85,7 +86,7 @@ describeE2E('the MediaGen tools in an AI Agent (real n8n, scripted model)', () =
 			{
 				...openAi.openAiApi,
 				type: 'openAiApi',
-				data: { apiKey: 'sk-e2e-not-a-real-key', url: model.baseUrl },
+				data: { apiKey: `e2e-${randomId(12)}`, url: model.baseUrl },
 			},
 		]);
 		await importWorkflows(ctx.home, [example.workflow]);

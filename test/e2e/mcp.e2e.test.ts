@@ -24,12 +24,14 @@ import {
 	importCredentials,
 	importWorkflows,
 	publishWorkflow,
+	randomId,
 	startN8n,
 } from './n8n';
 import { e2eDemoOptions, MIN } from './workflows';
 
 const EXAMPLE = 'mcp-server.json';
-const TOKEN = 'mcp-e2e-bearer-token-0123456789';
+/** The bearer token of the MCP Server Trigger's credential in this run */
+const TOKEN = randomId(32);
 
 // ------------------------------------------------------------------------------------
 // The MCP SDK's client, from n8n's own install (CommonJS build: package.json exports `require`)
