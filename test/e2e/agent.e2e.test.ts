@@ -166,10 +166,14 @@ describeE2E('the MediaGen tools in an AI Agent (real n8n, scripted model)', () =
 			expect(got).toMatchObject({ id: created.id, status: 'completed', credits_charged: cost });
 			const assetId = (created.outputs as Array<{ asset_id: string }>)[0].asset_id;
 			const downloaded = resultOf(results, 'download_asset');
-			expect(downloaded).toMatchObject({ assetId });
-			// a file never reaches the model as bytes (n8n drops a tool's binary data)
+			expect(downloaded).toMatchObject({ assetId, mimeType: 'image/png', url: expect.any(String) });
+			// a file never reaches the model as bytes (n8n drops a tool's binary data), but as a
+			// signed URL serving exactly the asset's bytes
 			const downloadText = results.find((x) => x.tool === 'download_asset')!.content;
 			expect(downloadText.length).toBeLessThan(4000);
+			const viaUrl = Buffer.from(await (await fetch(String(downloaded.url))).arrayBuffer());
+			expect(viaUrl.length).toBe(Number(downloaded.size));
+			expect(viaUrl.subarray(0, 8)).toEqual(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]));
 
 			// the sandbox: one project by that name, one generation, charged exactly once
 			const api = async (p: string) =>

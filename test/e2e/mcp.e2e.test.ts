@@ -116,6 +116,12 @@ describeE2E('the MediaGen tools over MCP (real n8n MCP Server Trigger, MCP SDK c
 		return (await res.json()) as Record<string, unknown>;
 	};
 
+	/** An asset's bytes as the API serves them to the key's owner (signed URL of a fresh download) */
+	async function assetBytes(assetId: string): Promise<Buffer> {
+		const d = await api('GET', `/assets/${assetId}/download`);
+		return Buffer.from(await (await fetch(String(d.url))).arrayBuffer());
+	}
+
 	async function connect(kind: 'streamable' | 'sse', token = TOKEN): Promise<McpClient> {
 		const client = new sdk.Client({ name: 'mediagen-e2e', version: '1.0.0' });
 		const headers = { authorization: `Bearer ${token}` };
@@ -308,11 +314,20 @@ describeE2E('the MediaGen tools over MCP (real n8n MCP Server Trigger, MCP SDK c
 			const dl = await call(client, 'download_asset', { assetId });
 			const downloaded = parse(dl);
 			expect(dl.isError).toBeFalsy();
-			expect(downloaded.first).toMatchObject({ assetId });
+			expect(downloaded.first).toMatchObject({
+				assetId,
+				mimeType: 'image/png',
+				url: expect.stringMatching(/^http/),
+			});
 			expect(sent('GET', `/assets/${assetId}/download$`)).toBe(1);
-			// TODO(#16, issue-tool): in tool mode a download comes back as a signed URL. Until that
-			// lands, n8n drops the file's bytes from a tool's answer and sends its details only.
+			// the file reaches the client as a signed URL, never as bytes in the answer (n8n drops a
+			// tool's binary data); the URL serves exactly the asset's bytes, without the API key.
+			// TODO(#16, issue-tool): tool mode returns the URL without the example's Include
+			// Download URL option; assert that once issue-tool is merged.
 			expect(downloaded.text.length).toBeLessThan(4000);
+			const viaUrl = Buffer.from(await (await fetch(String(downloaded.first.url))).arrayBuffer());
+			expect(await assetBytes(assetId)).toEqual(viaUrl);
+			expect(viaUrl.length).toBe(Number(downloaded.first.size));
 			// eslint-disable-next-line no-console
 			console.log(`[e2e mcp] download_asset answered: ${downloaded.text}`);
 
