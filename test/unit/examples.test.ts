@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 // The examples' shape, checked without n8n: the AI examples (which the demo and the compatibility
 // matrix skip) are each run by their own e2e suite, and their tools are what a model can use.
 import { readFileSync } from 'node:fs';
