@@ -49,6 +49,7 @@ interface McpCallResult {
 interface McpClient {
 	connect(transport: unknown): Promise<void>;
 	listTools(): Promise<{ tools: McpTool[] }>;
+	getInstructions(): string | undefined;
 	callTool(
 		req: { name: string; arguments?: Record<string, unknown> },
 		schema?: unknown,
@@ -195,7 +196,7 @@ describeE2E('the MediaGen tools over MCP (real n8n MCP Server Trigger, MCP SDK c
 
 	// n8n's bearer check answers 403 ("Authorization data is wrong!") to a missing or wrong token,
 	// not 401 (n8n-nodes-base Webhook/utils.js, validateWebhookAuthentication)
-	test('a wrong or missing bearer token is refused (403), nothing runs, nothing reaches MediaGen', async () => {
+	test('a wrong or missing bearer token is refused (403) and nothing reaches MediaGen', async () => {
 		sb().control.clearRequests();
 		const init = {
 			jsonrpc: '2.0',
@@ -233,6 +234,13 @@ describeE2E('the MediaGen tools over MCP (real n8n MCP Server Trigger, MCP SDK c
 
 	test('Streamable HTTP: the tools are listed with their descriptions and $fromAI arguments', async () => {
 		const client = await connect('streamable');
+		// the trigger's Instructions reach the client at connection
+		const trigger = example().workflow.nodes.find(
+			(n) => n.type === '@n8n/n8n-nodes-langchain.mcpTrigger',
+		)!;
+		expect(client.getInstructions()).toBe(
+			(trigger.parameters as { instructions: string }).instructions,
+		);
 		const { tools } = await client.listTools();
 		const nodes = example().workflow.nodes.filter((n) =>
 			String(n.type).startsWith('n8n-nodes-mediagen.'),
@@ -414,6 +422,39 @@ describeE2E('the MediaGen tools over MCP (real n8n MCP Server Trigger, MCP SDK c
 			console.log(
 				`[e2e mcp] bad arguments answered: ${[missing, notUuid, badKind].map((r) => JSON.stringify(parse(r).text.slice(0, 200))).join(' | ')}`,
 			);
+		},
+		5 * MIN,
+	);
+
+	test(
+		'no credits left: the error result says so and what is needed; nothing is charged',
+		async () => {
+			const client = await connect('streamable');
+			const saved = balance();
+			sb().control.setCredits('main', 2);
+			sb().control.clearRequests();
+			try {
+				const r = await call(client, 'create_generation', {
+					modelId: 'flux-pro',
+					mediaType: 'image',
+					prompt: 'never charged',
+				});
+				expect(r.isError).toBe(true);
+				expect(parse(r).text).toMatch(/Not enough credits/);
+				// the estimate (Max Credits) and the refused create (402): no job, no charge
+				expect(
+					sb()
+						.control.requests({ method: 'POST', path: '/generations' })
+						.map((q) => `${q.path.replace(/^\/v1/, '')} ${q.status}`),
+				).toEqual(['/generations/estimate 200', '/generations 402']);
+				expect(balance()).toBe(2);
+				// eslint-disable-next-line no-console
+				console.log(
+					`[e2e mcp] no credits answered: ${JSON.stringify(parse(r).text.slice(0, 300))}`,
+				);
+			} finally {
+				sb().control.setCredits('main', saved);
+			}
 		},
 		5 * MIN,
 	);
