@@ -7,6 +7,8 @@
  * (fakeModel.ts) that calls the tools in order, passing the ids each returned to the next, then
  * answers. Asserted on the sandbox (what was created, one generation, charged once, exactly its
  * estimate) and on what the agent sent back to the model (the tools offered, the tool results).
+ * The same workflow started by a Webhook that answers as a stream (published, `n8n start`): the
+ * agent streams, asks the model for streamed answers (SSE chunks), and the tools work the same.
  *
  * Skipped unless MEDIAGEN_E2E=1. Needs a build (`npm run build`); `npm run test:e2e` does both.
  */
@@ -17,7 +19,8 @@ import * as path from 'node:path';
 import type { DemoContext } from '../../scripts/demoSetup';
 import { loadExamples, setupDemo } from '../../scripts/demoSetup';
 import type { FakeModel, ToolResult } from './fakeModel';
-import { startFakeModel } from './fakeModel';
+import { startFakeModel, toolResultsOf } from './fakeModel';
+import type { N8nInstance, N8nWorkflow } from './n8n';
 import {
 	describeE2E,
 	describeResult,
@@ -26,7 +29,9 @@ import {
 	importCredentials,
 	importWorkflows,
 	nodeItems,
+	publishWorkflow,
 	randomId,
+	startN8n,
 } from './n8n';
 import { e2eDemoOptions, MIN } from './workflows';
 
@@ -43,10 +48,41 @@ function resultOf(results: ToolResult[], tool: string): Record<string, unknown> 
 	return (Array.isArray(json) ? json[0] : json) as Record<string, unknown>;
 }
 
+const STREAM_PATH = 'mediagen-agent-stream';
+
+/**
+ * The example started by a Webhook answering as a stream (`responseMode: streaming`) instead of
+ * the Manual Trigger: n8n's agent then streams, and asks the model for streamed answers.
+ */
+function streamingVariant(wf: N8nWorkflow & { id: string }): N8nWorkflow & { id: string } {
+	const manual = wf.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')!;
+	const webhook = {
+		...manual,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2.1,
+		webhookId: '5f0c6a0e-2b1d-4c3e-8f4a-9b8c7d6e5f40',
+		parameters: { httpMethod: 'POST', path: STREAM_PATH, responseMode: 'streaming', options: {} },
+	};
+	const connections: Record<string, unknown> = {
+		...wf.connections,
+		Webhook: wf.connections[String(manual.name)],
+	};
+	delete connections[String(manual.name)];
+	return {
+		...wf,
+		id: 'e2eAgentStream01',
+		name: `${String(wf.name)} (webhook, streaming)`,
+		nodes: wf.nodes.map((n) => (n === manual ? webhook : n)),
+		connections,
+	};
+}
+
 describeE2E('the MediaGen tools in an AI Agent (real n8n, scripted model)', () => {
 	let ctx: DemoContext;
 	let workDir: string;
 	let model: FakeModel;
+	let n8n: N8nInstance | undefined;
 	const timings: Record<string, number> = {};
 	const suiteStart = Date.now();
 
@@ -89,11 +125,13 @@ describeE2E('the MediaGen tools in an AI Agent (real n8n, scripted model)', () =
 				data: { apiKey: `e2e-${randomId(12)}`, url: model.baseUrl },
 			},
 		]);
-		await importWorkflows(ctx.home, [example.workflow]);
+		await importWorkflows(ctx.home, [example.workflow, streamingVariant(example.workflow)]);
+		await publishWorkflow(ctx.home, streamingVariant(example.workflow).id);
 		timings.setup = Date.now() - t0;
 	}, 30 * MIN);
 
 	afterAll(async () => {
+		await n8n?.stop();
 		await model?.close();
 		await ctx?.close();
 		if (workDir) rmSync(workDir, { recursive: true, force: true });
@@ -203,6 +241,53 @@ describeE2E('the MediaGen tools in an AI Agent (real n8n, scripted model)', () =
 						.map((q) => `${q.method} ${q.path.replace(/[0-9a-f-]{36}/g, ':id')} ${q.status}`)
 						.join(', ')}); charged ${cost} credits for 1 generation`,
 			);
+		},
+		10 * MIN,
+	);
+	test(
+		'streaming: the same agent started by a webhook streams its answer; the model is asked for streamed answers; charged once',
+		async () => {
+			const sb = ctx.sandbox;
+			const t0 = Date.now();
+			n8n = await startN8n(ctx.home);
+			await n8n.waitForWebhook(STREAM_PATH);
+			timings.startN8n = Date.now() - t0;
+			sb.control.clearRequests();
+			const before = sb.control.credits('main').balance;
+			const first = model.requests.length;
+
+			const t1 = Date.now();
+			const res = await fetch(n8n.webhookUrl(STREAM_PATH), {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: '{}',
+			});
+			expect(res.status).toBe(200);
+			const body = await res.text();
+			timings.streamed = Date.now() - t1;
+			// n8n streams JSON lines: begin, the agent's text in pieces, end
+			const chunks = body
+				.split('\n')
+				.filter((l) => l.trim())
+				.map((l) => JSON.parse(l) as { type: string; content?: string });
+			const streamedText = chunks
+				.filter((c) => c.type === 'item')
+				.map((c) => c.content ?? '')
+				.join('');
+			expect({ streamedText, errors: model.errors }).toEqual({ streamedText: FINAL, errors: [] });
+
+			const asked = model.requests.slice(first);
+			expect(asked.map((q) => q.stream)).toEqual(Array(5).fill(true));
+			expect(toolResultsOf(asked.at(-1)!.messages).map((x) => x.tool)).toEqual([
+				'create_project',
+				'create_generation',
+				'get_generation',
+				'download_asset',
+			]);
+			const created = resultOf(toolResultsOf(asked.at(-1)!.messages), 'create_generation');
+			expect(created).toMatchObject({ status: 'completed', credits_charged: expect.any(Number) });
+			expect(sb.control.requests({ method: 'POST', path: '/generations$' })).toHaveLength(1);
+			expect(before - sb.control.credits('main').balance).toBe(created.credits_charged);
 		},
 		10 * MIN,
 	);
