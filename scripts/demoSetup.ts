@@ -84,12 +84,29 @@ interface Property {
 	displayOptions?: { show?: Record<string, unknown[]> };
 }
 
+/** n8n's AI nodes (AI Agent, chat models, MCP Server Trigger) */
+const LANGCHAIN_PREFIX = '@n8n/n8n-nodes-langchain.';
+
+/**
+ * An example built on n8n's AI nodes (examples/ai-agent.json, examples/mcp-server.json): it needs
+ * a chat model or an MCP client, which `n8n execute` does not have. The demo and the
+ * compatibility matrix report it as skipped; test/e2e/agent.e2e.test.ts and mcp.e2e.test.ts run
+ * it in n8n 2.40.7 (with a scripted model and the MCP SDK's client).
+ */
+export function isAiExample(ex: Pick<Example, 'workflow'>): boolean {
+	return ex.workflow.nodes.some((n) => String(n.type).startsWith(LANGCHAIN_PREFIX));
+}
+export const AI_EXAMPLE_REASON =
+	'an AI example (AI Agent or MCP Server Trigger): it needs a chat model or an MCP client; ' +
+	'test/e2e/agent.e2e.test.ts and test/e2e/mcp.e2e.test.ts run it';
+
 /**
  * Why an example cannot run with the built package (a node type it needs is not built or not
  * listed in package.json's n8n.nodes, or a resource/operation it uses does not exist), or
  * undefined when it can.
  */
 export function whyNotRunnable(ex: Example, loaded: N8nNodeTypeDescription[]): string | undefined {
+	if (isAiExample(ex)) return AI_EXAMPLE_REASON;
 	const byName = new Map(loaded.map((d) => [d.name, d]));
 	for (const type of ex.packageNodeTypes) {
 		if (!byName.has(type)) {
