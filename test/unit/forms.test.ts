@@ -1,0 +1,137 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+// Forms a no-code user gets right the first time (#15): each node version 2 opens on its main job,
+// every field a user cannot guess has help, and lists speak in words.
+import type { INodeProperties, INodeTypeDescription, IVersionedNodeType } from 'n8n-workflow';
+
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node';
+import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
+import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node';
+import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
+import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
+import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
+import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
+
+const NODES: IVersionedNodeType[] = [
+	new MediaGen(),
+	new MediaGenInfluencer(),
+	new MediaGenAds(),
+	new MediaGenEditor(),
+	new MediaGenCinema(),
+	new MediaGenCanvas(),
+	new MediaGen3d(),
+	new MediaGenAgent(),
+];
+
+/** Each node's first screen in version 2: the resource and operation it opens on. */
+const MAIN: Record<string, [string, string]> = {
+	mediaGen: ['generation', 'create'],
+	mediaGenInfluencer: ['character', 'generate'],
+	mediaGenAds: ['adProject', 'runMatrix'],
+	mediaGenEditor: ['edit', 'render'],
+	mediaGenCinema: ['cinemaProject', 'generate'],
+	mediaGenCanvas: ['run', 'start'],
+	mediaGen3d: ['scene', 'aiScene'],
+	mediaGenAgent: ['session', 'sendMessage'],
+};
+
+const DESTRUCTIVE = /^(delete|cancel|reject|archive|remove|discard)/i;
+
+function opensOn(d: INodeTypeDescription): { resource: string; operation: string } {
+	const resource = String(d.properties.find((p) => p.name === 'resource')!.default);
+	const operation = d.properties.find(
+		(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource),
+	)!.default as string;
+	return { resource, operation };
+}
+
+/** Whether a property is shown for the given parameter values (only `show` of resource/operation). */
+function shownFor(p: INodeProperties, values: Record<string, string>): boolean {
+	const show = p.displayOptions?.show ?? {};
+	return Object.entries(show).every(
+		([k, allowed]) => !(k in values) || (allowed as unknown[]).includes(values[k]),
+	);
+}
+
+/** Every property of a description, nested ones included. */
+function allProperties(props: INodeProperties[]): INodeProperties[] {
+	return props.flatMap((p) => {
+		const nested = (p.options ?? []).flatMap((o) =>
+			'type' in o
+				? allProperties([o as INodeProperties])
+				: 'values' in o
+					? allProperties(o.values as INodeProperties[])
+					: [],
+		);
+		return [p, ...nested];
+	});
+}
+
+describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, node) => {
+	const v1 = node.getNodeType(1).description;
+	const v2 = node.getNodeType(2).description;
+
+	test('version 2 is the default for new nodes and opens on the main job', () => {
+		expect(node.description.defaultVersion).toBe(2);
+		const { resource, operation } = opensOn(v2);
+		expect([resource, operation]).toEqual(MAIN[name]);
+	});
+
+	test('no resource of version 2 opens on a destructive operation', () => {
+		for (const p of v2.properties.filter((q) => q.name === 'operation')) {
+			// a resource with nothing but a destructive operation (Agent → Action: Reject) has no choice
+			const values = p.options!.map((o) => String((o as { value: string }).value));
+			if (values.every((v) => DESTRUCTIVE.test(v))) continue;
+			expect(`${p.displayOptions?.show?.resource}: ${p.default}`).not.toMatch(
+				/: (delete|cancel|reject|archive|remove|discard)/i,
+			);
+		}
+		expect(DESTRUCTIVE.test(MAIN[name][1])).toBe(false);
+	});
+
+	test('version 1 opens as released (first resource in alphabetical order, Get Many)', () => {
+		const resources = v1.properties.find((p) => p.name === 'resource')!.options!;
+		const first = [...resources].sort((a, b) => a.name.localeCompare(b.name))[0];
+		expect(opensOn(v1).resource).toBe((first as { value: string }).value);
+	});
+
+	test("the main operation's required fields are on the first screen, each with help", () => {
+		const [resource, operation] = MAIN[name];
+		const required = v2.properties.filter(
+			(p) => p.required && shownFor(p, { resource, operation }),
+		);
+		for (const p of required) {
+			expect({ field: p.displayName, description: p.description ?? null }).toEqual({
+				field: p.displayName,
+				description: expect.stringMatching(/\w/),
+			});
+		}
+	});
+
+	test('lists speak in words: locator placeholders have no internal names', () => {
+		for (const p of allProperties(v2.properties).filter((q) => q.type === 'resourceLocator')) {
+			for (const mode of p.modes ?? []) {
+				if (mode.placeholder) expect(mode.placeholder).not.toMatch(/[a-z][A-Z]|\.\.\./);
+			}
+			const list = p.modes!.find((m) => m.name === 'list')!;
+			expect(list.placeholder).toMatch(/^Select an? [a-z0-9 ]+…$|^Select an? 3D scene…$/);
+			expect(p.modes!.find((m) => m.name === 'id')!.hint).toMatch(
+				/^The ID of the .+: the id field of /,
+			);
+		}
+	});
+
+	test('every Model ID, ID and JSON field says what it is', () => {
+		const missing: string[] = [];
+		for (const p of allProperties(v2.properties)) {
+			const text = p.description ?? '';
+			if (/model ?id$/i.test(p.displayName) && !text.includes('model picker'))
+				missing.push(`${p.displayName}: no Model ID help`);
+			if (/\bIDs?$/.test(p.displayName) && p.type === 'string' && !/\bID|id\b/.test(text))
+				missing.push(`${p.displayName}: no origin of the ID`);
+			if (p.type === 'json' && !/e\.g\.|\{/.test(text))
+				missing.push(`${p.displayName}: no JSON example`);
+		}
+		expect([...new Set(missing)]).toEqual([]);
+	});
+});
