@@ -13,7 +13,7 @@ import type {
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
 import { listSearch } from '../../nodes/shared/listSearch';
 import type { TestNode } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, loadOptionsContext, nodeFactory, rl, useSandbox } from './setup';
 
 const node = nodeFactory(new MediaGenInfluencer());
 const { sb, flow, runOne } = useSandbox();
@@ -556,27 +556,7 @@ describe('full influencer flow', () => {
 });
 
 describe('searchable lists (resource locators)', () => {
-	/** A load-options context that sends the locator's requests to the sandbox over HTTP. */
-	const loadOptions = () =>
-		({
-			getCredentials: async () => ({ apiKey: sb.keys.pro, baseUrl: sb.baseUrl }),
-			getNode: () => ({ id: 'n', name: 'Influencer', type: 'x', typeVersion: 1, position: [0, 0] }),
-			helpers: {
-				httpRequestWithAuthentication: async (_cred: string, o: IHttpRequestOptions) => {
-					const url = new URL(o.url);
-					for (const [k, v] of Object.entries(o.qs ?? {})) url.searchParams.set(k, String(v));
-					const res = await fetch(url, {
-						method: o.method,
-						headers: { authorization: `Bearer ${sb.keys.pro}` },
-					});
-					return {
-						statusCode: res.status,
-						headers: Object.fromEntries(res.headers),
-						body: await res.json(),
-					};
-				},
-			},
-		}) as unknown as ILoadOptionsFunctions;
+	const loadOptions = () => loadOptionsContext(sb.baseUrl, sb.keys.pro);
 
 	test('characters are searched by name; presets list starters and saved ones', async () => {
 		await character({ name: 'Ava' });

@@ -3,7 +3,14 @@
  * each test), short polling and retry delays, n8n binary data, node factories that register their
  * node type with the harness, and helpers to run workflows with the sandbox's credentials.
  */
-import type { IDataObject, INodeParameters, INodeType, IVersionedNodeType } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	INodeParameters,
+	INodeType,
+	IVersionedNodeType,
+} from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs';
 import { RETRY } from '../../nodes/shared/transport';
@@ -138,4 +145,30 @@ export function nodeFactory(nodeType: INodeType | IVersionedNodeType): NodeFacto
 		parameters,
 		...extra,
 	});
+}
+
+/**
+ * A load-options context (what n8n gives a resource locator's list search) that sends the
+ * requests to the sandbox over HTTP with the given key.
+ */
+export function loadOptionsContext(baseUrl: string, apiKey: string): ILoadOptionsFunctions {
+	return {
+		getCredentials: async () => ({ apiKey, baseUrl }),
+		getNode: () => ({ id: 'n', name: 'Lists', type: 'x', typeVersion: 1, position: [0, 0] }),
+		helpers: {
+			httpRequestWithAuthentication: async (_cred: string, o: IHttpRequestOptions) => {
+				const url = new URL(o.url);
+				for (const [k, v] of Object.entries(o.qs ?? {})) url.searchParams.set(k, String(v));
+				const res = await fetch(url, {
+					method: o.method,
+					headers: { authorization: `Bearer ${apiKey}` },
+				});
+				return {
+					statusCode: res.status,
+					headers: Object.fromEntries(res.headers),
+					body: await res.json(),
+				};
+			},
+		},
+	} as unknown as ILoadOptionsFunctions;
 }
