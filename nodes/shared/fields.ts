@@ -863,6 +863,25 @@ export interface PreparedRequest {
 /** A UTF-16 surrogate without its pair: text that cannot be encoded into a URL. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * Node version 2 on: a request that would do nothing is refused before sending. A required
+ * multi-select left empty (Webhook → Create with no events subscribes to nothing), and an Update
+ * with no field added (an empty PATCH). Version 1 sends them, as released.
+ */
+function refuseEmpty(e: Endpoint, body: { [key: string]: JsonValue }): void {
+	for (const [key, f] of Object.entries(e.body)) {
+		const value = body[key];
+		if (f.kind === 'multiOptions' && f.required && Array.isArray(value) && !value.length) {
+			fail(`${displayNameOf(key, f)} needs at least one entry: choose one or more`);
+		}
+	}
+	const collection = optionalCollectionOf(e);
+	const optional = Object.keys(layoutOf(e).optional);
+	if (collection.name === 'updateFields' && !optional.some((key) => body[key] !== undefined)) {
+		fail(`Nothing to update: add at least one field under ${collection.displayName}`);
+	}
+}
+
 /** Reads one item's parameters, validates them all, and assembles the request. */
 export function prepareRequest(
 	ctx: IExecuteFunctions,
@@ -907,6 +926,7 @@ export function prepareRequest(
 				Object.assign(body, inner);
 			}
 		}
+		if (ctx.getNode().typeVersion >= 2) refuseEmpty(e, body);
 		const hasBody = e.method !== 'GET' && e.method !== 'DELETE';
 		return { method: e.method, path, qs, body: hasBody ? body : undefined, params };
 	} catch (error) {

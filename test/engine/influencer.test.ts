@@ -5,8 +5,6 @@
  */
 import type {
 	IDataObject,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
 	INodeParameters,
 } from 'n8n-workflow';
 
