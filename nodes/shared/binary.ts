@@ -61,7 +61,7 @@ interface UploadStart {
 	expiresAt?: string;
 }
 
-interface DownloadLink {
+export interface DownloadLink {
 	url: string;
 	expiresAt?: string;
 	filename?: string;
@@ -535,7 +535,8 @@ async function smallText(stream: unknown): Promise<string> {
 	return Buffer.concat(chunks).subarray(0, BINARY.maxErrorBodyBytes).toString('utf8');
 }
 
-async function downloadLink(
+/** The asset's short-lived signed download URL, with its expiry, file name, MIME type and size. */
+export async function downloadLink(
 	ctx: MediaGenContext,
 	assetId: string,
 	itemIndex?: number,

@@ -294,7 +294,7 @@ function layoutOf(e: Endpoint): FormLayout {
 }
 
 /** Every property of one operation, in form order. */
-export function endpointProperties(resource: string, e: Endpoint): INodeProperties[] {
+export function endpointProperties(resource: string, e: Endpoint, version = 1): INodeProperties[] {
 	const show = { show: { resource: [resource], operation: [e.operation] } };
 	const props: INodeProperties[] = [];
 	for (const [key, f] of Object.entries(e.pathParams)) {
@@ -335,9 +335,36 @@ export function endpointProperties(resource: string, e: Endpoint): INodeProperti
 			options: sortedProperties(optional, false),
 		});
 	}
+	if (version >= 2 && hasLargeRecords(resource, e)) props.push(OUTPUT_PROPERTY);
 	props.push(...behaviourProperties(e));
 	return props.map((p) => ({ ...p, displayOptions: mergeShow(show, p.displayOptions) }));
 }
+
+/**
+ * Records with more than ten fields, where version 2 offers Output: Simplified | Raw (n8n's UX
+ * guideline for AI-facing nodes): generations (25 fields), assets, and every job's record.
+ */
+function hasLargeRecords(resource: string, e: Endpoint): boolean {
+	if (e.binary === 'download' || e.binary === 'text' || e.binary === 'upload') return false;
+	return !!e.job || resource === 'generation' || resource === 'asset';
+}
+
+const OUTPUT_PROPERTY: INodeProperties = {
+	displayName: 'Output',
+	name: 'output',
+	type: 'options',
+	default: 'simplified',
+	description: 'How much of each record to return',
+	options: [
+		{
+			name: 'Simplified',
+			value: 'simplified',
+			description:
+				'The fields you usually need: ID, name or title, status, model, prompt, outputs, credits, error, file details and times',
+		},
+		{ name: 'Raw', value: 'raw', description: 'Every field MediaGen returns' },
+	],
+};
 
 const binaryProperty = (displayName: string, description: string): INodeProperties => ({
 	displayName,
@@ -573,7 +600,7 @@ export function catalogProperties(
 		});
 	}
 	for (const g of sorted) {
-		for (const e of g.endpoints) props.push(...endpointProperties(g.resource, e));
+		for (const e of g.endpoints) props.push(...endpointProperties(g.resource, e, version));
 	}
 	return props;
 }

@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadAssetToBinary } from './binary';
+import { fileAsLink, isToolCall } from './tool';
 import { mediaGenRequest } from './transport';
 
 export type { JobPoll, PendingJob } from './poller';
@@ -88,12 +89,24 @@ export async function jobOutput(
 ): Promise<INodeExecutionData> {
 	if (settings.returnAs === 'json') return { json: record, pairedItem: { item: itemIndex } };
 	const outputs = (Array.isArray(record.outputs) ? record.outputs : []) as IDataObject[];
+	const assetIdOf = (output: IDataObject) => String(output.asset_id ?? output.assetId ?? output.id);
+	if (isToolCall(ctx)) {
+		// a tool's answer cannot carry files: their signed URLs instead
+		const files: IDataObject[] = [];
+		for (const output of outputs) {
+			files.push({
+				...(await fileAsLink(ctx, assetIdOf(output), itemIndex)),
+				kind: output.kind ?? null,
+			});
+		}
+		return { json: { ...record, files }, pairedItem: { item: itemIndex } };
+	}
 	const binary: INodeExecutionData['binary'] = {};
 	const files: IDataObject[] = [];
 	for (const [i, output] of outputs.entries()) {
 		const propertyName =
 			i === 0 ? settings.binaryPropertyName : `${settings.binaryPropertyName}_${i}`;
-		const assetId = String(output.asset_id ?? output.assetId ?? output.id);
+		const assetId = assetIdOf(output);
 		const file = await downloadAssetToBinary(ctx, assetId, { propertyName, itemIndex });
 		binary[file.propertyName] = file.binary;
 		files.push({ binaryProperty: file.propertyName, asset_id: assetId, kind: output.kind ?? null });

@@ -132,7 +132,7 @@ export function nextPollDelay(runningMs: number): number {
 	);
 }
 
-const settled = (j: PendingJob) => !!(j.result || j.error);
+export const settled = (j: PendingJob) => !!(j.result || j.error);
 
 function timeOf(value: unknown): number | undefined {
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
@@ -440,7 +440,17 @@ async function cancelAll(ctx: IExecuteFunctions, jobs: PendingJob[]): Promise<st
  * Waits for all jobs together. Settles each job with `result` or `error`; throws only when the
  * execution is cancelled, after cancelling the unsettled jobs at the service.
  */
-export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): Promise<void> {
+/**
+ * Waits until every job is settled (a result or an error). With `until` (a wall-clock time, ms),
+ * it returns at that time at the latest, leaving the jobs still running unsettled: nothing is
+ * cancelled and no error is made (a tool call's bounded wait, nodes/shared/tool.ts).
+ */
+export async function waitForJobs(
+	ctx: IExecuteFunctions,
+	jobs: PendingJob[],
+	opts: { until?: number } = {},
+): Promise<void> {
+	const until = opts.until ?? Infinity;
 	const cap = new RequestCap();
 	for (const j of jobs) if (!settled(j)) observe(ctx, j, j.record, j.startedAt);
 	const lists = new Map<string, ListState>();
@@ -467,7 +477,7 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 				}
 			}
 			const open = jobs.filter((j) => !settled(j));
-			if (!open.length) return;
+			if (!open.length || Date.now() >= until) return;
 			let nextAt = Infinity;
 			let nextList: ListState | undefined;
 			let nextSingle: PendingJob | undefined;
@@ -481,8 +491,9 @@ export async function waitForJobs(ctx: IExecuteFunctions, jobs: PendingJob[]): P
 				const at = dueAt([j], j.lastPollAt, jobs);
 				if (at < nextAt) [nextAt, nextList, nextSingle] = [at, undefined, j];
 			}
-			const wait = nextAt - Date.now();
+			const wait = Math.min(nextAt, until) - Date.now();
 			if (wait > 0) await cancellableSleep(ctx, Number.isFinite(wait) ? wait : POLLING.maxMs);
+			if (nextAt > until) continue;
 			let seen: PendingJob[] = [];
 			if (nextList) seen = await sweepOrCount(ctx, cap, nextList);
 			else if (nextSingle) seen = await readOne(ctx, cap, nextSingle);

@@ -32,6 +32,7 @@ import {
 import { pageOf } from './listSearch';
 import type { StartedJobs } from './runMemory';
 import { runToken, startedJobsMemory } from './runMemory';
+import { fileAsLink, isToolCall, simplify, stillRunning, TOOL_MODE } from './tool';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
 
 /** Finds the endpoint of a resource and operation. */
@@ -357,6 +358,9 @@ async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): P
 		if (p.list.includeNextCursor) for (const item of out) item.json.nextCursor = cursor ?? null;
 		return out;
 	}
+	if (e.binary === 'download' && isToolCall(ctx)) {
+		return json([await fileAsLink(ctx, req.params.id, i)], i);
+	}
 	if (e.binary === 'download') {
 		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
 		const file = await downloadAssetToBinary(ctx, req.params.id, { propertyName, itemIndex: i });
@@ -371,9 +375,11 @@ async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): P
 		];
 	}
 	if (e.binary === 'text') {
-		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
 		const text = String(await send(ctx, req, i));
 		const format = String(req.qs.format ?? 'srt');
+		// a tool's answer cannot carry the file: the text is in the JSON already
+		if (isToolCall(ctx)) return json([{ id: req.params.id, format, text }], i);
+		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
 		const binary = await ctx.helpers.prepareBinaryData(
 			Buffer.from(text, 'utf8'),
 			`${req.params.id ?? 'file'}.${format}`,
@@ -409,6 +415,8 @@ async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): P
 	if (e.binary === 'resultAsset') {
 		const asset = (await send(ctx, req, i)) as IDataObject;
 		if (!ctx.getNodeParameter('downloadFile', i, true)) return json([asset], i);
+		if (isToolCall(ctx))
+			return json([{ ...asset, file: await fileAsLink(ctx, String(asset.id), i) }], i);
 		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
 		const file = await downloadAssetToBinary(ctx, String(asset.id), { propertyName, itemIndex: i });
 		return [{ json: asset, binary: { [file.propertyName]: file.binary }, pairedItem: { item: i } }];
@@ -616,8 +624,14 @@ export async function executeCatalog(
 	}
 
 	// 4. Wait for every job of the run together, then 5. outputs: one per job, in item order.
+	// A tool call waits a bounded time; a job still running then is answered as such.
 	if (jobs.length) {
-		await waitForJobs(ctx, started);
+		const tool = isToolCall(ctx);
+		await waitForJobs(
+			ctx,
+			started,
+			tool ? { until: Date.now() + TOOL_MODE.waitSeconds * 1000 } : {},
+		);
 		const firstFailure = started.find((j) => j.error);
 		if (firstFailure && !continueOnFail) {
 			throw withStartedJobs(asNodeError(ctx, firstFailure.error, firstFailure.itemIndex), started);
@@ -626,7 +640,10 @@ export async function executeCatalog(
 			let out: INodeExecutionData;
 			try {
 				if (job.error) throw job.error;
-				out = await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex);
+				out =
+					tool && !job.result
+						? { json: stillRunning(job), pairedItem: { item: job.itemIndex } }
+						: await jobOutput(ctx, job.result ?? job.record, settings, job.itemIndex);
 			} catch (error) {
 				if (!continueOnFail) throw withStartedJobs(asNodeError(ctx, error, job.itemIndex), started);
 				out = errorItem(error as Error, job.itemIndex);
@@ -635,6 +652,11 @@ export async function executeCatalog(
 		}
 	}
 	memory.clear();
+	for (const [i, items] of results.entries()) {
+		if (items && ctx.getNodeParameter('output', i, 'raw') === 'simplified') {
+			for (const item of items) item.json = simplify(item.json);
+		}
+	}
 	const filled = results.filter((r): r is INodeExecutionData[] => r !== undefined);
 	return [filled.length === 1 ? filled[0] : filled.flat()];
 }

@@ -1,0 +1,98 @@
+/**
+ * Tool mode: n8n 2.x turns every action node into `<package>.<node>Tool`, which its AI Agent and
+ * its MCP Server Trigger call. There the user is a language model, and n8n drops binary data from
+ * the answer. What changes when a node runs as a tool, in one place (docs/agents.md):
+ * - files come back as their signed download URL (with its expiry), never as binary;
+ * - a job is waited for at most TOOL_MODE.waitSeconds of wall-clock time; a job still running
+ *   then is answered as such (`done: false`, with what to call next), not failed, not cancelled;
+ * - records are simplified where the node's Output is Simplified (version 2), as in a workflow.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { DownloadLink } from './binary';
+import { downloadLink } from './binary';
+import type { PendingJob } from './poller';
+
+/**
+ * The longest a tool call waits for its jobs: under the MCP SDK's default request timeout (60 s),
+ * so an MCP client gets an answer rather than a timeout of its own.
+ */
+export const TOOL_MODE = { waitSeconds: 45 };
+
+/** Whether this run of the node is a tool call (n8n names the tool variant `…Tool`). */
+export function isToolCall(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean {
+	return ctx.getNode().type.endsWith('Tool');
+}
+
+/** A file as a tool answers it: where to fetch it, until when, and what it is. */
+export async function fileAsLink(
+	ctx: IExecuteFunctions,
+	assetId: string,
+	itemIndex: number,
+): Promise<IDataObject> {
+	const link: DownloadLink = await downloadLink(ctx, assetId, itemIndex);
+	return {
+		assetId,
+		url: link.url,
+		expiresAt: link.expiresAt ?? null,
+		filename: link.filename ?? null,
+		mimeType: link.mimeType ?? null,
+		size: link.size ?? null,
+		howToFetch:
+			'GET the url (no authentication) before expiresAt; after that, call the asset download tool again with assetId for a new URL.',
+	};
+}
+
+/** The answer for a job still running when a tool call's wait ended. */
+export function stillRunning(job: PendingJob): IDataObject {
+	const status = String(job.record.status ?? 'queued');
+	return {
+		id: job.id,
+		status,
+		done: false,
+		waitedSeconds: TOOL_MODE.waitSeconds,
+		next: `The job is still ${status} at MediaGen and keeps going; it is charged only if it succeeds. Do not start it again: check it later by calling the matching Get tool (e.g. Get a generation) with id ${job.id}.`,
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output: Simplified (node version 2)
+
+/** Records with more fields than this are simplified (n8n's UX guideline). */
+const SIMPLE_MAX_FIELDS = 10;
+
+/** The fields a simplified record keeps, in this order, where the record has them. */
+const SIMPLE_FIELDS = [
+	'id',
+	'name',
+	'title',
+	'status',
+	'kind',
+	'tool',
+	'model_id',
+	'prompt',
+	'project_id',
+	'projectId',
+	'generationId',
+	'filename',
+	'mimeType',
+	'size',
+	'url',
+	'outputs',
+	'files',
+	'credits_charged',
+	'credits',
+	'error',
+	'created_at',
+	'completed_at',
+	'nextCursor',
+	'notice',
+];
+
+/** A record with the fields a user or model needs; small records stay as they are. */
+export function simplify(record: IDataObject): IDataObject {
+	if (Object.keys(record).length <= SIMPLE_MAX_FIELDS) return record;
+	const out: IDataObject = {};
+	for (const key of SIMPLE_FIELDS) if (key in record) out[key] = record[key];
+	return out;
+}
