@@ -1,0 +1,284 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+// The nodes as AI tools (#16), in n8n-core's own tool path: a test agent node asks the engine for
+// its connected tools (getInputConnectionData → createNodeAsTool → makeHandleToolInvocation, the
+// node run in a SupplyDataContext with the model's arguments as input) and calls them in the order
+// of a script, the way n8n's AI Agent does after a model's tool calls. Asserted at the sandbox.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+import { TOOL_MODE } from '../../nodes/shared/tool';
+import type { TestNode } from './harness';
+import { chain, NODE_TYPES, runWorkflow } from './harness';
+import { useSandbox } from './setup';
+
+const { sb, creds } = useSandbox({ timeScale: 0.01 });
+
+interface ToolLike {
+	name: string;
+	description: string;
+	metadata?: { sourceNodeName?: string };
+	invoke(args: IDataObject): Promise<unknown>;
+}
+
+interface Step {
+	tool: string;
+	/** Arguments; a string "$prev.a.b" is read from the previous answer (a model copying an id). */
+	args: IDataObject;
+}
+
+function fromPrevious(args: IDataObject, previous: unknown): IDataObject {
+	const out: IDataObject = {};
+	for (const [k, v] of Object.entries(args)) {
+		out[k] =
+			typeof v === 'string' && v.startsWith('$prev.')
+				? (v
+						.slice(6)
+						.split('.')
+						.reduce<unknown>((o, key) => (o as Record<string, unknown>)?.[key], previous) as string)
+				: v;
+	}
+	return out;
+}
+
+/** A test agent: calls its connected tools as its script says and outputs every answer. */
+class ScriptedAgent implements INodeType {
+	description = {
+		displayName: 'Scripted Agent',
+		name: 'scriptedAgent',
+		group: ['transform'],
+		version: 1,
+		description: 'Calls tools in a scripted order',
+		defaults: { name: 'Agent' },
+		inputs: [
+			NodeConnectionTypes.Main,
+			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
+		],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [{ displayName: 'Script', name: 'script', type: 'json', default: '[]' }],
+	} as INodeTypeDescription;
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const connected = await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0);
+		const tools = (Array.isArray(connected) ? connected : [connected]) as ToolLike[];
+		const script = JSON.parse(this.getNodeParameter('script', 0) as string) as Step[];
+		const out: INodeExecutionData[] = [];
+		let previous: unknown = {};
+		for (const step of script) {
+			const tool = tools.find((t) => t.metadata?.sourceNodeName === step.tool);
+			if (!tool) throw new Error(`No tool ${step.tool}`);
+			try {
+				const answer = JSON.parse(String(await tool.invoke(fromPrevious(step.args, previous))));
+				previous = Array.isArray(answer) ? answer[0] : answer;
+				out.push({ json: { tool: step.tool, answer, description: tool.description } });
+			} catch (error) {
+				out.push({ json: { tool: step.tool, error: (error as Error).message } });
+			}
+		}
+		return [out];
+	}
+}
+
+// What n8n's loader makes of a usableAsTool node (packages/cli tool generation): the same node,
+// named `…Tool`, with an ai_tool output instead of main.
+const v2 = new MediaGen().getNodeType(2);
+/** The context n8n-core ran the tool with, kept to check the APIs the nodes use exist there. */
+let toolContext: IExecuteFunctions | undefined;
+NODE_TYPES['n8n-nodes-mediagen.mediaGenTool'] = {
+	...v2,
+	async execute(this: IExecuteFunctions) {
+		toolContext = this;
+		return await v2.execute!.call(this);
+	},
+	description: {
+		...v2.description,
+		name: 'mediaGenTool',
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiTool],
+	},
+} as INodeType;
+NODE_TYPES['test.scriptedAgent'] = new ScriptedAgent();
+
+const fromAI = (key: string, what: string) => `={{ $fromAI('${key}', '${what}', 'string') }}`;
+const byId = (key: string, what: string) => ({ __rl: true, mode: 'id', value: fromAI(key, what) });
+
+const TOOLS: TestNode[] = [
+	{
+		name: 'Create Generation',
+		type: 'n8n-nodes-mediagen.mediaGenTool',
+		typeVersion: 2,
+		parameters: {
+			resource: 'generation',
+			operation: 'create',
+			modelId: 'flux-pro',
+			prompt: fromAI('prompt', 'What the image shows'),
+			returnAs: 'binary',
+		},
+	},
+	{
+		name: 'Get Generation',
+		type: 'n8n-nodes-mediagen.mediaGenTool',
+		typeVersion: 2,
+		parameters: {
+			resource: 'generation',
+			operation: 'get',
+			generationId: byId('generationId', 'The id of a generation'),
+			output: 'raw',
+		},
+	},
+	{
+		name: 'Download Asset',
+		type: 'n8n-nodes-mediagen.mediaGenTool',
+		typeVersion: 2,
+		parameters: {
+			resource: 'asset',
+			operation: 'download',
+			assetId: byId('assetId', 'The id of an asset'),
+		},
+	},
+];
+
+async function agentRun(script: Step[]) {
+	const agent: TestNode = {
+		name: 'Agent',
+		type: 'test.scriptedAgent',
+		parameters: { script: JSON.stringify(script) },
+	};
+	const workflow = chain([{}], [agent, ...TOOLS]);
+	workflow.connections = {
+		Items: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		...Object.fromEntries(
+			TOOLS.map((t) => [t.name, { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] }]),
+		),
+	};
+	const result = await runWorkflow(workflow, { credentials: creds() });
+	if (result.error) throw new Error(`${result.error.message} ${result.error.description ?? ''}`);
+	return result.json('Agent');
+}
+
+const balance = () => sb.control.credits('main').balance;
+const creates = () => sb.control.requests({ method: 'POST', path: '/v1/generations' }).length;
+
+test('create, check and download as tools: files come back as signed URLs that serve the bytes; charged once', async () => {
+	const before = balance();
+	const answers = await agentRun([
+		{ tool: 'Create Generation', args: { prompt: 'a red kite' } },
+		{ tool: 'Get Generation', args: { generationId: '$prev.id' } },
+		{ tool: 'Download Asset', args: { assetId: '$prev.outputs.0.asset_id' } },
+	]);
+	expect(answers.map((a) => a.error ?? null)).toEqual([null, null, null]);
+	const [created, got, downloaded] = answers.map((a) => (a.answer as IDataObject[])[0]);
+
+	// Create: waited, simplified (Output's default in version 2), its file as a URL, no binary
+	expect(created.status).toBe('completed');
+	expect(created).not.toHaveProperty('params');
+	expect(created).not.toHaveProperty('idempotency_key');
+	const [file] = created.files as IDataObject[];
+	expect(file).toMatchObject({ assetId: expect.any(String), url: expect.stringMatching(/^http/) });
+	// Get with Output Raw: the whole record
+	expect(Object.keys(got).length).toBeGreaterThan(20);
+	// Download: the signed URL, its expiry and how to fetch it; the URL serves the asset's bytes
+	expect(downloaded).toMatchObject({
+		assetId: file.assetId,
+		expiresAt: expect.any(String),
+		howToFetch: expect.stringMatching(/before expiresAt/),
+	});
+	const res = await fetch(String(downloaded.url));
+	expect(res.status).toBe(200);
+	expect(Number(res.headers.get('content-length'))).toBe(downloaded.size);
+
+	expect(creates()).toBe(1);
+	expect(before - balance()).toBe(created.credits_charged);
+	expect(created.credits_charged).toBeGreaterThan(0);
+});
+
+test('a job still running when the tool wait ends is answered as such: not failed, not cancelled, charged once when done', async () => {
+	const saved = TOOL_MODE.waitSeconds;
+	TOOL_MODE.waitSeconds = 1;
+	sb.control.holdJobs();
+	try {
+		const before = balance();
+		const [answer] = await agentRun([{ tool: 'Create Generation', args: { prompt: 'slow' } }]);
+		const job = (answer.answer as IDataObject[])[0];
+		expect(job).toMatchObject({ done: false, waitedSeconds: 1 });
+		expect(String(job.next)).toContain(`id ${job.id}`);
+		expect(sb.control.requests({ method: 'POST' }).filter((r) => /cancel/.test(r.path))).toEqual(
+			[],
+		);
+		sb.control.releaseJobs();
+		let record: IDataObject = {};
+		for (let tries = 0; tries < 50 && record.status !== 'completed'; tries++) {
+			if (tries) await new Promise((resolve) => setTimeout(resolve, 100));
+			const got = await agentRun([{ tool: 'Get Generation', args: { generationId: job.id } }]);
+			record = (got[0].answer as IDataObject[])[0];
+		}
+		expect(record.status).toBe('completed');
+		expect(creates()).toBe(1);
+		expect(before - balance()).toBe(record.credits_charged);
+	} finally {
+		TOOL_MODE.waitSeconds = saved;
+		sb.control.releaseJobs();
+	}
+});
+
+test('errors a model can act on: the limit by name with nothing sent; no credits with the balance', async () => {
+	const [tooLong] = await agentRun([
+		{ tool: 'Create Generation', args: { prompt: 'x'.repeat(50_001) } },
+	]);
+	expect(tooLong.error).toMatch(/Prompt must be at most 50000 characters, got 50001/);
+	expect(tooLong.error).toMatch(/Nothing was sent to MediaGen/);
+	expect(creates()).toBe(0);
+
+	sb.control.setCredits('main', 2);
+	const [poor] = await agentRun([{ tool: 'Create Generation', args: { prompt: 'a kite' } }]);
+	expect(poor.error).toMatch(/credits/i);
+	expect(poor.error).toMatch(/balance 2/);
+	expect(balance()).toBe(2);
+});
+
+test('two calls of one tool in one execution are two jobs (distinct idempotency keys)', async () => {
+	await agentRun([
+		{ tool: 'Create Generation', args: { prompt: 'one' } },
+		{ tool: 'Create Generation', args: { prompt: 'two' } },
+	]);
+	const keys = sb.control
+		.requests({ method: 'POST', path: '/v1/generations' })
+		.map((r) => r.idempotencyKey);
+	expect(keys).toHaveLength(2);
+	expect(keys.every((k) => typeof k === 'string')).toBe(true);
+	expect(new Set(keys).size).toBe(2);
+	expect(
+		sb.control.requests({ method: 'POST', path: '/v1/generations' }).map((r) => r.status),
+	).toEqual([201, 201]);
+});
+
+test('every n8n API the nodes call exists in the context n8n-core runs a tool with', async () => {
+	await agentRun([
+		{ tool: 'Get Generation', args: { generationId: '00000000-0000-4000-8000-000000000000' } },
+	]);
+	expect(toolContext?.constructor.name).toBe('SupplyDataContext');
+	const dir = join(__dirname, '..', '..', 'nodes', 'shared');
+	const source = readdirSync(dir)
+		.filter((f) => f.endsWith('.ts'))
+		.map((f) => readFileSync(join(dir, f), 'utf8'))
+		.join('\n');
+	const used = new Set([...source.matchAll(/\bctx\.((?:helpers\.)?\w+)/g)].map((m) => m[1]));
+	expect(used.size).toBeGreaterThan(10);
+	const missing = [...used].filter((name) => {
+		const [first, second] = name.split('.');
+		const target = second
+			? (toolContext as unknown as { helpers: Record<string, unknown> }).helpers[second]
+			: (toolContext as unknown as Record<string, unknown>)[first];
+		return typeof target !== 'function' && typeof target !== 'object';
+	});
+	expect(missing).toEqual([]);
+});
