@@ -221,8 +221,14 @@ export function errorMessage(status: number, body: ErrorBody, retries: number): 
 			].filter(Boolean);
 			return `Not enough credits${figures.length ? ` (${figures.join(', ')})` : ''}: nothing was charged`;
 		}
-		case 403:
+		case 403: {
+			// name what is missing where the answer says it (details.requiredScope / requiredPlan)
+			if (details?.requiredScope !== undefined)
+				return `The API key lacks the scope ${String(details.requiredScope)}: give the key that scope in MediaGen's settings (API section), or use another key`;
+			if (details?.requiredPlan !== undefined || details?.feature !== undefined)
+				return `The workspace plan lacks this feature${details.feature !== undefined ? ` (${String(details.feature)})` : ''}${details.requiredPlan !== undefined ? `: it needs the ${String(details.requiredPlan)} plan` : ''}`;
 			return 'The API key is not allowed to do this: it lacks the scope, or the workspace plan lacks the feature';
+		}
 		case 404:
 			return 'Not found: it does not exist, or it belongs to another workspace';
 		case 409:

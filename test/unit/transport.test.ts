@@ -117,3 +117,13 @@ describe('errors of another n8n-workflow copy', () => {
 		expect(asNodeError(ctx, fake)).not.toBe(fake);
 	});
 });
+
+test('a 403 names what is missing where the answer says it: the scope, or the plan and feature', () => {
+	expect(errorMessage(403, { error: { details: { requiredScope: 'content.create' } } }, 0)).toBe(
+		"The API key lacks the scope content.create: give the key that scope in MediaGen's settings (API section), or use another key",
+	);
+	expect(
+		errorMessage(403, { error: { details: { feature: 'webhooks', requiredPlan: 'pro' } } }, 0),
+	).toBe('The workspace plan lacks this feature (webhooks): it needs the pro plan');
+	expect(errorMessage(403, {}, 0)).toMatch(/lacks the scope, or the workspace plan/);
+});
