@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 // The nodes as AI tools (#16), in n8n-core's own tool path: a test agent node asks the engine for
 // its connected tools (getInputConnectionData → createNodeAsTool → makeHandleToolInvocation, the
 // node run in a SupplyDataContext with the model's arguments as input) and calls them in the order
@@ -13,7 +13,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 import { TOOL_MODE } from '../../nodes/shared/tool';
@@ -93,10 +93,13 @@ class ScriptedAgent implements INodeType {
 const v2 = new MediaGen().getNodeType(2);
 /** The context n8n-core ran the tool with, kept to check the APIs the nodes use exist there. */
 let toolContext: IExecuteFunctions | undefined;
+const keepContext = (ctx: IExecuteFunctions) => {
+	toolContext = ctx;
+};
 NODE_TYPES['n8n-nodes-mediagen.mediaGenTool'] = {
 	...v2,
 	async execute(this: IExecuteFunctions) {
-		toolContext = this;
+		keepContext(this);
 		return await v2.execute!.call(this);
 	},
 	description: {
@@ -217,7 +220,7 @@ test('a job still running when the tool wait ends is answered as such: not faile
 		sb.control.releaseJobs();
 		let record: IDataObject = {};
 		for (let tries = 0; tries < 50 && record.status !== 'completed'; tries++) {
-			if (tries) await new Promise((resolve) => setTimeout(resolve, 100));
+			if (tries) await sleep(100);
 			const got = await agentRun([{ tool: 'Get Generation', args: { generationId: job.id } }]);
 			record = (got[0].answer as IDataObject[])[0];
 		}

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 // Forms a no-code user gets right the first time (#15): each node version 2 opens on its main job,
 // every field a user cannot guess has help, and lists speak in words.
 import type { INodeProperties, INodeTypeDescription, IVersionedNodeType } from 'n8n-workflow';
