@@ -89,6 +89,9 @@ function limitsText(field: Field): string {
 export const MODEL_ID_HELP =
 	"The model that runs the job, as MediaGen names it (e.g. flux-pro for images, vid-2 for video, voice-1 for audio). Copy it from the model picker in MediaGen's app, or reuse the model_id of an earlier generation (Generation → Get). The cost depends on the model: the Estimate operation tells it for free.";
 
+/** What a Model ID looks like, in the empty field. */
+export const MODEL_ID_PLACEHOLDER = 'e.g. flux-pro';
+
 /**
  * Where the IDs of a plain ID field come from, by its display name (located fields say it
  * themselves): a locator kind, or the words.
@@ -159,7 +162,7 @@ export function fieldProperty(
 		displayName,
 		name: key,
 		description: describe(field, key),
-		placeholder: field.placeholder,
+		placeholder: field.placeholder ?? (/modelId$/i.test(key) ? MODEL_ID_PLACEHOLDER : undefined),
 	};
 	switch (field.kind) {
 		case 'string':

@@ -3,8 +3,12 @@
  * n8n's editor loads the package: headless Chromium (Debian's `chromium`, driven by
  * playwright-core with `executablePath`) opens a workflow holding each of the package's nodes,
  * opens the node's form (`/workflow/<id>/<nodeId>`), checks the form rendered its parameters,
- * and saves a screenshot to .n8n-home/screenshots/<node>.png. Fails on any console or page error
- * that mentions the package (n8n's own unrelated warnings are printed, not failed on).
+ * and saves a screenshot of the form: one per node as a new node opens (its first screen) and one
+ * per resource of each action node (the form of the resource's default operation). Fails on any
+ * console or page error that mentions the package (n8n's own unrelated warnings are printed, not
+ * failed on), and when a first screen is not the node's main operation with its required fields,
+ * or shows an internal name. Screenshots go to .n8n-home/screenshots, or to the folder in
+ * MEDIAGEN_SCREENSHOTS (`MEDIAGEN_SCREENSHOTS=docs/screenshots`: docs/screenshots/README.md).
  *
  * Skipped unless MEDIAGEN_E2E=1, and (with a note) when Chromium (apt-get install chromium) or
  * playwright-core (a devDependency; or PLAYWRIGHT_CORE_DIR=<dir of playwright-core>) is missing.
@@ -37,6 +41,7 @@ interface PwLocator {
 	first(): PwLocator;
 	waitFor(o: { state: 'visible'; timeout: number }): Promise<void>;
 	innerText(): Promise<string>;
+	evaluate<R>(fn: (el: unknown) => R): Promise<R>;
 	screenshot(o: { path: string }): Promise<unknown>;
 }
 interface PwPage {
@@ -87,18 +92,74 @@ if (e2eEnabled && missing) {
 	console.log(`[e2e editor] skipped: ${missing}`);
 }
 
+/** A camelCase word (an internal name such as "characterPreset") on a form. */
+const INTERNAL_NAME = /\b[a-z]+[A-Z][a-zA-Z]*\b/;
+
+interface LoadedProperty {
+	name: string;
+	displayName: string;
+	default?: unknown;
+	required?: boolean;
+	options?: Array<{ name?: string; value?: unknown }>;
+	displayOptions?: { show?: Record<string, unknown[]> };
+}
+
+/** The parameters of one version of a node type, as n8n loaded them. */
+function propertiesOf(
+	loaded: Array<{ name: string; version: number | number[]; [key: string]: unknown }>,
+	type: string,
+	version: number,
+): LoadedProperty[] {
+	const d = loaded.find(
+		(x) =>
+			x.name === type && (Array.isArray(x.version) ? x.version : [x.version]).includes(version),
+	);
+	return (d?.properties ?? []) as LoadedProperty[];
+}
+
+/** What a new node's form must show: its default resource and operation, and their required fields. */
+function firstScreenOf(props: LoadedProperty[]): {
+	resource: string;
+	operation: string;
+	required: string[];
+} {
+	const resource = String(props.find((p) => p.name === 'resource')?.default);
+	const operationProperty = props.find(
+		(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource),
+	);
+	const operation = String(operationProperty?.default);
+	const resourceName = props
+		.find((p) => p.name === 'resource')
+		?.options?.find((o) => o.value === resource)?.name;
+	const operationName = operationProperty?.options?.find((o) => o.value === operation)?.name;
+	const values: Record<string, string> = { resource, operation };
+	const shown = (p: LoadedProperty) =>
+		Object.entries(p.displayOptions?.show ?? {}).every(
+			([k, allowed]) => !(k in values) || allowed.includes(values[k]),
+		) && Object.keys(p.displayOptions?.show ?? {}).every((k) => k in values || k === '@version');
+	const required = props.filter((p) => p.required && shown(p)).map((p) => p.displayName);
+	// the resource and operation as the dropdowns show them, then the required fields
+	return { resource, operation, required: [resourceName, operationName, ...required].map(String) };
+}
+
 describeEditor('the n8n editor loads every node of the package (headless Chromium)', () => {
 	let ctx: DemoContext;
 	let workDir: string;
 	let n8n: N8nInstance;
 	let owner: N8nOwner;
 	let browser: PwBrowser;
-	const shotsDir = path.join(REPO_ROOT, '.n8n-home', 'screenshots');
+	const shotsDir = process.env.MEDIAGEN_SCREENSHOTS
+		? path.resolve(REPO_ROOT, process.env.MEDIAGEN_SCREENSHOTS)
+		: path.join(REPO_ROOT, '.n8n-home', 'screenshots');
 	const nodeWorkflows: Array<{
 		type: string;
 		displayName: string;
 		wf: N8nWorkflow & { id: string };
 		nodeId: string;
+		/** The screenshot's file name. */
+		shot: string;
+		/** For a first screen: what must be on it (the main operation and its required fields). */
+		firstScreen?: { resource: string; operation: string; required: string[] };
 	}> = [];
 
 	beforeAll(async () => {
@@ -122,15 +183,25 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 		const types = [...new Map(ctx.loaded.map((d) => [d.name, d])).values()].filter(
 			(d) => !d.name.endsWith('Tool'),
 		);
-		for (const [i, d] of types.entries()) {
+		// Every node as it opens (no parameter set: the defaults of its newest version), and every
+		// resource of each action node (its default operation).
+		const forms: Array<{ d: (typeof types)[number]; resource?: string }> = [];
+		for (const d of types) {
+			forms.push({ d });
+			const props = propertiesOf(ctx.loaded, d.name, highest.get(d.name)!);
+			const resources = props.find((p) => p.name === 'resource')?.options ?? [];
+			for (const r of resources) forms.push({ d, resource: String(r.value) });
+		}
+		for (const [i, { d, resource }] of forms.entries()) {
 			const nodeId = `7e0c0000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 			const version = highest.get(d.name)!;
+			const short = d.name.split('.')[1];
 			const wf = {
-				id: `edit${d.name.split('.')[1]}`
+				id: `ed${i}${short}`
 					.replace(/[^A-Za-z0-9]/g, '')
 					.padEnd(16, '0')
 					.slice(0, 16),
-				name: `editor: ${d.displayName}`,
+				name: `editor: ${d.displayName}${resource ? ` (${resource})` : ''}`,
 				nodes: [
 					{
 						id: nodeId,
@@ -138,7 +209,7 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 						type: d.name,
 						typeVersion: version,
 						position: [0, 0],
-						parameters: {},
+						parameters: resource ? { resource } : {},
 						credentials: { mediaGenApi: SANDBOX_CREDENTIAL },
 						...(d.name.endsWith('Trigger')
 							? { webhookId: '9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f' }
@@ -148,7 +219,16 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 				connections: {},
 				settings: { executionOrder: 'v1' },
 			};
-			nodeWorkflows.push({ type: d.name, displayName: d.displayName, wf, nodeId });
+			const props = propertiesOf(ctx.loaded, d.name, version);
+			nodeWorkflows.push({
+				type: d.name,
+				displayName: d.displayName,
+				wf,
+				nodeId,
+				shot: `${short}${resource ? `-${resource}` : ''}.png`,
+				firstScreen:
+					resource || !props.some((p) => p.name === 'resource') ? undefined : firstScreenOf(props),
+			});
 		}
 		await importWorkflows(
 			ctx.home,
@@ -201,9 +281,30 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 				const params = page.locator('[data-test-id="node-parameters"]').first();
 				await params.waitFor({ state: 'visible', timeout: 30_000 });
 				await page.waitForTimeout(1500); // let list searches and credential checks finish
-				const text = await params.innerText();
-				const file = path.join(shotsDir, `${n.type.split('.')[1]}.png`);
-				await page.screenshot({ path: file });
+				// the labels and texts, then what the dropdowns and inputs show (their values)
+				const values = await params.evaluate((el) =>
+					Array.from(
+						(
+							el as { querySelectorAll(s: string): ArrayLike<{ value: string }> }
+						).querySelectorAll('input, textarea'),
+						(i) => i.value,
+					).join('\n'),
+				);
+				const text = `${await params.innerText()}\n${values}`;
+				const file = path.join(shotsDir, n.shot);
+				await ndv.screenshot({ path: file });
+				if (n.firstScreen) {
+					// the main operation, each of its required fields, and no internal name
+					const shown = n.firstScreen.required.filter((name) => !text.includes(name));
+					expect({ node: n.displayName, missing: shown }).toEqual({
+						node: n.displayName,
+						missing: [],
+					});
+					expect({ node: n.displayName, internal: text.match(INTERNAL_NAME) }).toEqual({
+						node: n.displayName,
+						internal: null,
+					});
+				}
 				const ours = errors.filter((e) => /mediagen|n8n-nodes-mediagen/i.test(e));
 				for (const e of ours) problems.push(`${n.displayName}: ${e}`);
 				for (const e of errors.filter((x) => !ours.includes(x)))

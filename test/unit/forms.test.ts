@@ -10,6 +10,7 @@ import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
+import { MODEL_ID_PLACEHOLDER } from '../../nodes/shared/fields';
 
 const NODES: IVersionedNodeType[] = [
 	new MediaGen(),
@@ -126,6 +127,8 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 			const text = p.description ?? '';
 			if (/model ?id$/i.test(p.displayName) && !text.includes('model picker'))
 				missing.push(`${p.displayName}: no Model ID help`);
+			if (/model ?id$/i.test(p.displayName) && p.placeholder !== MODEL_ID_PLACEHOLDER)
+				missing.push(`${p.displayName}: no Model ID placeholder`);
 			if (/\bIDs?$/.test(p.displayName) && p.type === 'string' && !/\bID|id\b/.test(text))
 				missing.push(`${p.displayName}: no origin of the ID`);
 			if (p.type === 'json' && !/e\.g\.|\{/.test(text))
