@@ -20,6 +20,7 @@ import type {
 	MainOperation,
 } from './catalog/dsl';
 import { idOrigin, locatorProperty, LOCATORS, UUID_REGEX } from './listSearch';
+import { toolDescription, toolDescriptionProperty } from './tool';
 import { asNodeError } from './transport';
 
 const UUID_RE = new RegExp(UUID_REGEX);
@@ -88,6 +89,10 @@ function limitsText(field: Field): string {
  */
 export const MODEL_ID_HELP =
 	"The model that runs the job, as MediaGen names it (e.g. flux-pro for images, vid-2 for video, voice-1 for audio). Copy it from the model picker in MediaGen's app, or reuse the model_id of an earlier generation (Generation → Get). The cost depends on the model: the Estimate operation tells it for free.";
+
+/** A Model ID in a few words, for a model reading a tool description. */
+const MODEL_ID_SHORT =
+	"the model's name at MediaGen, e.g. flux-pro for images, vid-2 for video, voice-1 for audio";
 
 /** What a Model ID looks like, in the empty field. */
 export const MODEL_ID_PLACEHOLDER = 'e.g. flux-pro';
@@ -300,11 +305,20 @@ function layoutOf(e: Endpoint): FormLayout {
 export function endpointProperties(resource: string, e: Endpoint, version = 1): INodeProperties[] {
 	const show = { show: { resource: [resource], operation: [e.operation] } };
 	const props: INodeProperties[] = [];
+	/** What a model must fill in, for the tool description (version 2). */
+	const needs: string[] = [];
 	for (const [key, f] of Object.entries(e.pathParams)) {
-		props.push({ ...fieldProperty(pathParamName(key, f), f), required: true });
+		const p: INodeProperties = { ...fieldProperty(pathParamName(key, f), f), required: true };
+		props.push(p);
+		needs.push(needOf(key, f, p.displayName));
 	}
 	for (const [key, f] of layoutOf(e).top) {
-		props.push({ ...fieldProperty(key, f), ...(f.required ? { required: true } : {}) });
+		const p: INodeProperties = {
+			...fieldProperty(key, f),
+			...(f.required ? { required: true } : {}),
+		};
+		props.push(p);
+		if (f.required) needs.push(needOf(key, f, p.displayName));
 	}
 	if (e.paginate) {
 		props.push(
@@ -340,7 +354,18 @@ export function endpointProperties(resource: string, e: Endpoint, version = 1): 
 	}
 	if (version >= 2 && hasLargeRecords(resource, e)) props.push(OUTPUT_PROPERTY);
 	props.push(...behaviourProperties(e));
+	if (version >= 2) props.push(toolDescriptionProperty(toolDescription(e, needs)));
 	return props.map((p) => ({ ...p, displayOptions: mergeShow(show, p.displayOptions) }));
+}
+
+/** A required field as a tool description names it: with where its value comes from. */
+function needOf(key: string, f: Field, displayName: string): string {
+	if (f.kind === 'uuid' && f.locator) return `${displayName} (from ${LOCATORS[f.locator].origin})`;
+	if (/modelId$/i.test(key)) return `${displayName} (${MODEL_ID_SHORT})`;
+	const origin = /\bIDs?$/.test(displayName) ? idHelp(displayName) : undefined;
+	return origin
+		? `${displayName} (${origin.replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())})`
+		: displayName;
 }
 
 /**

@@ -255,6 +255,18 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 		expect(nodeWorkflows.map((n) => n.type)).toContain(`${PACKAGE_NAME}.mediaGen`);
 	});
 
+	test("n8n's tool variant keeps version 2's own Tool Description and adds its own to version 1", () => {
+		const tool = `${PACKAGE_NAME}.mediaGenTool`;
+		const v2 = propertiesOf(ctx.loaded, tool, 2);
+		const v1 = propertiesOf(ctx.loaded, tool, 1);
+		const descriptions = v2.filter((p) => p.name === 'toolDescription');
+		// one per operation, tool-only, and n8n added no automatic/manual switch of its own
+		expect(descriptions.length).toBeGreaterThan(40);
+		expect(descriptions.every((p) => p.displayOptions?.show?.['@tool']?.[0] === true)).toBe(true);
+		expect(v2.some((p) => p.name === 'descriptionType')).toBe(false);
+		expect(v1.some((p) => p.name === 'descriptionType')).toBe(true);
+	});
+
 	test(
 		'each node opens its form without console errors from the package; screenshot saved',
 		async () => {
@@ -284,9 +296,9 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 				// the labels and texts, then what the dropdowns and inputs show (their values)
 				const values = await params.evaluate((el) =>
 					Array.from(
-						(
-							el as { querySelectorAll(s: string): ArrayLike<{ value: string }> }
-						).querySelectorAll('input, textarea'),
+						(el as { querySelectorAll(s: string): ArrayLike<{ value: string }> }).querySelectorAll(
+							'input, textarea',
+						),
 						(i) => i.value,
 					).join('\n'),
 				);

@@ -81,7 +81,9 @@ class ScriptedAgent implements INodeType {
 				previous = Array.isArray(answer) ? answer[0] : answer;
 				out.push({ json: { tool: step.tool, answer, description: tool.description } });
 			} catch (error) {
-				out.push({ json: { tool: step.tool, error: (error as Error).message } });
+				out.push({
+					json: { tool: step.tool, error: (error as Error).message, description: tool.description },
+				});
 			}
 		}
 		return [out];
@@ -150,13 +152,17 @@ const TOOLS: TestNode[] = [
 	},
 ];
 
-async function agentRun(script: Step[]) {
+async function agentRun(script: Step[], overrides: Record<string, IDataObject> = {}) {
 	const agent: TestNode = {
 		name: 'Agent',
 		type: 'test.scriptedAgent',
 		parameters: { script: JSON.stringify(script) },
 	};
-	const workflow = chain([{}], [agent, ...TOOLS]);
+	const tools = TOOLS.map((t) => ({
+		...t,
+		parameters: { ...t.parameters, ...overrides[t.name] },
+	})) as TestNode[];
+	const workflow = chain([{}], [agent, ...tools]);
 	workflow.connections = {
 		Items: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
 		...Object.fromEntries(
@@ -202,6 +208,34 @@ test('create, check and download as tools: files come back as signed URLs that s
 	expect(creates()).toBe(1);
 	expect(before - balance()).toBe(created.credits_charged);
 	expect(created.credits_charged).toBeGreaterThan(0);
+});
+
+test('each tool tells the model what it does: an operation-specific description in version 2, editable', async () => {
+	const answers = await agentRun([
+		{ tool: 'Create Generation', args: { prompt: 'a kite' } },
+		{ tool: 'Get Generation', args: { generationId: '$prev.id' } },
+		{ tool: 'Download Asset', args: { assetId: '$prev.outputs.0.asset_id' } },
+	]);
+	const [create, get, download] = answers.map((a) => String(a.description));
+	// not n8n's automatic "Create a generation in MediaGen"
+	expect(create).toMatch(/^MediaGen: Start a generation\. Credits are charged only on success\./);
+	expect(create).toContain(`waits for it at most ${TOOL_MODE.waitSeconds} s`);
+	expect(create).toContain('done: false');
+	expect(create).toContain('signed download URLs');
+	expect(create).toMatch(/Needs: Model ID \(the model's name at MediaGen, e\.g\. flux-pro/);
+	expect(get).toBe(
+		'MediaGen: Get a generation. Needs: Generation ID (from Generation → Create or Get Many).',
+	);
+	expect(download).not.toMatch(/binary/);
+	expect(download).toContain('signed download URLs (url, expiresAt)');
+
+	// a description the user wrote is what the model gets
+	const own = 'Make one picture; say what it shows in prompt.';
+	const custom = await agentRun(
+		[{ tool: 'Get Generation', args: { generationId: '00000000-0000-4000-8000-000000000000' } }],
+		{ 'Get Generation': { toolDescription: own } },
+	);
+	expect(custom[0].description).toBe(own);
 });
 
 test('a job still running when the tool wait ends is answered as such: not failed, not cancelled, charged once when done', async () => {

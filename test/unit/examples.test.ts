@@ -75,7 +75,8 @@ describe.each(Object.keys(AI_SUITES))('%s: tools a model can use', (file) => {
 	test('each tool has a description written for the model, and every $fromAI key a description', () => {
 		for (const t of tools) {
 			const p = t.parameters as Record<string, unknown>;
-			expect(p.descriptionType).toBe('manual');
+			// version 2's own Tool Description parameter (n8n's descriptionType is not used there)
+			expect(p).not.toHaveProperty('descriptionType');
 			expect(String(p.toolDescription).length).toBeGreaterThan(40);
 			const calls = [
 				...JSON.stringify(p).matchAll(/\$fromAI\('([^']+)', '((?:[^'\\]|\\.)*)', '(\w+)'\)/g),

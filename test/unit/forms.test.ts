@@ -136,4 +136,45 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 		}
 		expect([...new Set(missing)]).toEqual([]);
 	});
+
+	test('version 2 as a tool: one description per operation, for the model (what, how, what it needs)', () => {
+		const problems: string[] = [];
+		const descriptions = v2.properties.filter((p) => p.name === 'toolDescription');
+		for (const op of v2.properties.filter((p) => p.name === 'operation')) {
+			const resource = String(op.displayOptions!.show!.resource![0]);
+			for (const o of op.options as Array<{ value: string; name: string }>) {
+				const at = `${resource} → ${o.name}`;
+				const found = descriptions.filter(
+					(d) =>
+						d.displayOptions?.show?.resource?.includes(resource) &&
+						d.displayOptions?.show?.operation?.includes(o.value),
+				);
+				if (found.length !== 1) {
+					problems.push(`${at}: ${found.length} tool descriptions`);
+					continue;
+				}
+				const [d] = found;
+				const text = String(d.default);
+				// shown only on the tool variant (n8n's `@tool`), so a workflow's form is unchanged
+				if (JSON.stringify(d.displayOptions?.show?.['@tool']) !== '[true]')
+					problems.push(`${at}: not tool-only`);
+				if (!text.startsWith('MediaGen: ')) problems.push(`${at}: ${text}`);
+				if (/binary|by default/i.test(text)) problems.push(`${at}: workflow terms: ${text}`);
+				const required = v2.properties.filter(
+					(p) =>
+						p.required &&
+						p.displayOptions?.show?.resource?.includes(resource) &&
+						p.displayOptions?.show?.operation?.includes(o.value) &&
+						p.name !== 'binaryPropertyName',
+				);
+				for (const r of required)
+					if (!text.includes(r.displayName)) problems.push(`${at}: ${r.displayName} not named`);
+				if (/^(delete)/i.test(o.value) && !text.includes('ask the user first'))
+					problems.push(`${at}: a delete without a warning`);
+			}
+		}
+		expect(problems).toEqual([]);
+		// version 1 as released: n8n adds its own Tool Description there
+		expect(v1.properties.some((p) => p.name === 'toolDescription')).toBe(false);
+	});
 });
