@@ -359,7 +359,9 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 			expect(home.nodeTypes).toContain('n8n-nodes-mediagen.mediaGen');
 
 			// a workflow with the node imports, and the engine knows the type: the node runs
-			// (it fails for want of a credential, which is fine here: no "Unrecognized node type")
+			// (it fails for want of a credential, which is fine here: no "Unrecognized node type").
+			// An operation without required fields: version 2 opens on Generation → Create, whose
+			// empty Model ID would make n8n refuse to start the workflow at all.
 			const id = await importWorkflow(home, {
 				name: 'e2e mediagen node known',
 				nodes: [
@@ -370,7 +372,7 @@ describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () =>
 						type: 'n8n-nodes-mediagen.mediaGen',
 						typeVersion: home.nodeTypeVersions?.['n8n-nodes-mediagen.mediaGen'] ?? 1,
 						position: [200, 0],
-						parameters: {},
+						parameters: { resource: 'credit', operation: 'getBalance' },
 					},
 				],
 				connections: chain('Start', 'MediaGen'),
