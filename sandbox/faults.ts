@@ -12,6 +12,8 @@ export const faultInput = z.object({
 	path: z.string().optional(),
 	/** How many matching requests it applies to; default 1. */
 	count: z.number().int().min(1).default(1),
+	/** Matching requests let through before it applies (e.g. 2: from the third on); default 0. */
+	skip: z.number().int().min(0).default(0),
 	/** fail: the status (default 500) and error code (default "internal" or "injected_fault"). */
 	status: z.number().int().min(100).max(599).default(500),
 	code: z.string().optional(),
@@ -20,7 +22,11 @@ export const faultInput = z.object({
 	delayMs: z.number().int().min(0).default(1000),
 });
 export type FaultInput = z.input<typeof faultInput>;
-export type Fault = z.output<typeof faultInput> & { id: number; remaining: number };
+export type Fault = z.output<typeof faultInput> & {
+	id: number;
+	remaining: number;
+	skipping: number;
+};
 
 export class Faults {
 	private list: Fault[] = [];
@@ -28,7 +34,7 @@ export class Faults {
 	add(input: FaultInput): Fault {
 		const f = parse(faultInput, input);
 		new RegExp(f.path ?? ''); // throws on a bad pattern
-		const fault: Fault = { ...f, id: this.nextId++, remaining: f.count };
+		const fault: Fault = { ...f, id: this.nextId++, remaining: f.count, skipping: f.skip };
 		this.list.push(fault);
 		return fault;
 	}
@@ -48,6 +54,10 @@ export class Faults {
 				(!x.path || new RegExp(x.path).test(path)),
 		);
 		if (!f) return undefined;
+		if (f.skipping > 0) {
+			f.skipping--;
+			return undefined;
+		}
 		f.remaining--;
 		if (f.remaining === 0) this.list = this.list.filter((x) => x !== f);
 		return f;

@@ -151,6 +151,34 @@ export interface RunOptions {
 		mediaGenWebhookSecretApi?: { productionSecret: string; testSecret?: string };
 	};
 	executionId?: string;
+	/**
+	 * n8n's execution store, as nodes read it (`getExecutionDataById`): each execution started
+	 * with it is saved there as it starts (as n8n 2.x saves its data before running it).
+	 */
+	saved?: SavedExecutions;
+}
+
+/**
+ * What n8n keeps of executions in its database, for the nodes' `getExecutionDataById`: JSON
+ * copies, as n8n stores them. `save` copies; `get` gives a copy.
+ */
+export class SavedExecutions {
+	private readonly data = new Map<string, string>();
+	private readonly first = new Map<string, string>();
+	save(executionId: string, data: IRunExecutionData): void {
+		const text = JSON.stringify(data);
+		if (!this.first.has(executionId)) this.first.set(executionId, text);
+		this.data.set(executionId, text);
+	}
+	get(executionId: string): IRunExecutionData | undefined {
+		const text = this.data.get(executionId);
+		return text === undefined ? undefined : (JSON.parse(text) as IRunExecutionData);
+	}
+	/** The data as saved when the execution started (all n8n has of one whose process died). */
+	atStart(executionId: string): IRunExecutionData | undefined {
+		const text = this.first.get(executionId);
+		return text === undefined ? undefined : (JSON.parse(text) as IRunExecutionData);
+	}
 }
 
 export interface RunResult {
@@ -216,6 +244,7 @@ export function createAdditionalData(
 	credentials: RunOptions['credentials'],
 	executionId: string,
 	hooks?: ExecutionLifecycleHooks,
+	saved?: SavedExecutions,
 ): IWorkflowExecuteAdditionalData {
 	return {
 		hooks,
@@ -236,7 +265,7 @@ export function createAdditionalData(
 		executeWorkflow: async () => {
 			throw new Error('not used by the harness');
 		},
-		getRunExecutionData: async () => undefined,
+		getRunExecutionData: async (id: string) => saved?.get(id),
 		getRuntimeCredential: async () => undefined,
 		logAiEvent: () => {},
 	} as unknown as IWorkflowExecuteAdditionalData;
@@ -271,8 +300,17 @@ export function startWorkflow(
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	let finished: (run: IRun) => void = () => {};
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
-	const additionalData = createAdditionalData(options.credentials, executionId, hooks);
+	hooks.addHandler('workflowExecuteAfter', (fullRunData) => {
+		// n8n saves the whole execution when it ends (a crashed one keeps its start: atStart)
+		options.saved?.save(executionId, fullRunData.data);
+		finished(fullRunData);
+	});
+	const additionalData = createAdditionalData(
+		options.credentials,
+		executionId,
+		hooks,
+		options.saved,
+	);
 
 	const startNode = workflow.getNode(workflowData.nodes[0].name);
 	if (!startNode) throw new Error('workflow has no nodes');
@@ -284,6 +322,7 @@ export function startWorkflow(
 			},
 		});
 
+	options.saved?.save(executionId, runExecutionData);
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	const running = execute.processRunExecutionData(workflow);
 	return {
@@ -322,6 +361,54 @@ export async function retryExecution(
 		if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
 	}
 	return await startWorkflow(workflowData, options, { mode: 'retry', data }).done;
+}
+
+/**
+ * What n8n does with an execution whose process died while `crashedNode` ran, then with its
+ * Retry, on the data it had saved (`saved`, as saved when the execution started):
+ * packages/cli's ExecutionRecoveryService.amend adds, from the event log, a run for every node
+ * that had started (`started`, in order; a second-resolution start time, an artificial item) and
+ * a crashed run for `crashedNode`; ExecutionService.retry then removes the error and that run and
+ * starts a new execution in mode `retry` from this data. Nothing of the node context is left.
+ * `n8nMajor: 1` first takes out what 1.x does not save when an execution starts (its
+ * resumeToken and execution context).
+ */
+export async function retryCrashed(
+	workflowData: IWorkflowBase,
+	crashed: { executionId: string; startedAt: number },
+	started: string[],
+	crashedNode: string,
+	options: RunOptions & { saved: SavedExecutions; n8nMajor?: 1 | 2 },
+): Promise<RunResult> {
+	const data = options.saved.atStart(crashed.executionId);
+	if (!data) throw new Error(`execution ${crashed.executionId} was not saved`);
+	if (options.n8nMajor === 1) {
+		delete data.resumeToken;
+		if (data.executionData) delete data.executionData.runtimeData;
+	}
+	const startTime = Math.floor(crashed.startedAt / 1000);
+	for (const name of [...started, crashedNode]) {
+		if (data.resultData.runData[name]?.length) continue; // saved by progress saving
+		const crashedHere = name === crashedNode;
+		data.resultData.runData[name] = [
+			{
+				startTime,
+				executionIndex: 0,
+				executionTime: crashedHere ? 0 : -1,
+				source: [null],
+				executionStatus: crashedHere ? 'crashed' : 'success',
+				...(crashedHere
+					? { error: { name: 'NodeCrashedError', message: 'Node crashed' } as never }
+					: { data: { main: [[{ json: { isArtificialRecoveredEventItem: true } }]] } }),
+			},
+		];
+		data.resultData.lastNodeExecuted = name;
+	}
+	options.saved.save(crashed.executionId, data);
+	const retry = JSON.parse(JSON.stringify(data)) as IRunExecutionData;
+	delete retry.resultData.error;
+	retry.resultData.runData[crashedNode].pop();
+	return await startWorkflow(workflowData, options, { mode: 'retry', data: retry }).done;
 }
 
 function toResult(run: IRun): RunResult {
