@@ -32,16 +32,26 @@ export function operationsTable(): string {
 		lines.push('| Resource | Operation | Endpoint | Scope | Notes |', '|---|---|---|---|---|');
 		for (const g of [...groups].sort((a, b) => a.name.localeCompare(b.name))) {
 			for (const e of g.endpoints) {
+				const own = e.nodeOperation;
 				const notes = [
+					own?.kind === 'wait'
+						? `node operation (version ${own.since}+): polls \`${e.method} ${e.path}\``
+						: '',
+					own?.kind === 'collect'
+						? `node operation (version ${own.since}+): finds them by provenance with \`${e.method} ${e.path}\``
+						: '',
 					e.paginate ? 'Return All / Limit' : '',
-					e.job ? 'Wait for Completion, Max Credits, Return As' : '',
+					e.job && !own ? 'Wait for Completion, Max Credits, Return As' : '',
+					own?.kind === 'wait' ? 'Return As, Timeout' : '',
+					own?.kind === 'collect' ? 'Wait for Completion, Return As' : '',
 					e.idempotent ? 'Idempotency-Key' : '',
 					e.binary === 'download' ? 'binary out (streamed)' : '',
 					e.binary === 'upload' ? 'binary in (multipart, streamed)' : '',
 					e.binary === 'text' ? 'text and file' : '',
 				].filter(Boolean);
+				const endpointCell = own ? '—' : `\`${e.method} ${e.path}\``;
 				lines.push(
-					`| ${g.name} | ${e.name} | \`${e.method} ${e.path}\` | ${e.scope ?? '—'} | ${notes.join('; ')} |`,
+					`| ${g.name} | ${e.name} | ${endpointCell} | ${e.scope ?? '—'} | ${notes.join('; ')} |`,
 				);
 			}
 		}

@@ -450,22 +450,28 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 			description: 'Whether to put the short-lived signed download URL in the output too',
 		});
 	}
+	const waitsOnly = e.nodeOperation?.kind === 'wait';
+	/** Shown only while the node waits (a Wait operation always does). */
+	const whileWaiting = (show: Record<string, string[]>) =>
+		waitsOnly ? { show } : { show: { waitForCompletion: [true], ...show } };
+	if (e.job && !waitsOnly) {
+		props.push({
+			displayName: 'Wait for Completion',
+			name: 'waitForCompletion',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to wait until the job has finished and return its outputs; otherwise return the started job at once',
+		});
+	}
 	if (e.job) {
 		props.push(
-			{
-				displayName: 'Wait for Completion',
-				name: 'waitForCompletion',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to wait until the job has finished and return its outputs; otherwise return the started job at once',
-			},
 			{
 				displayName: 'Return As',
 				name: 'returnAs',
 				type: 'options',
 				default: 'json',
-				displayOptions: { show: { waitForCompletion: [true] } },
+				...(waitsOnly ? {} : { displayOptions: whileWaiting({}) }),
 				options: [
 					{ name: 'JSON', value: 'json', description: 'The job record with its output asset IDs' },
 					{
@@ -481,7 +487,7 @@ function behaviourProperties(e: Endpoint): INodeProperties[] {
 					'Put Output Files in Field',
 					'Name of the binary property for the first output; further outputs get _1, _2, …',
 				),
-				displayOptions: { show: { waitForCompletion: [true], returnAs: ['binary', 'both'] } },
+				displayOptions: whileWaiting({ returnAs: ['binary', 'both'] }),
 			},
 		);
 		if (e.job.estimate) {
@@ -564,6 +570,11 @@ function mergeShow(
 	return { ...own, show: { ...show.show, ...(own?.show ?? {}) } };
 }
 
+/** The operations of a resource in a node version (node operations exist from their `since`). */
+export function endpointsOf(g: Group, version: number): Endpoint[] {
+	return g.endpoints.filter((e) => (e.nodeOperation?.since ?? 1) <= version);
+}
+
 /** Operations a form never opens on: they remove, stop or refuse something. */
 const DESTRUCTIVE = /^(delete|cancel|reject|archive|remove|discard)/i;
 
@@ -576,12 +587,12 @@ export function defaultOperationOf(g: Group, version: number, main?: MainOperati
 	if (version < 2) {
 		return (g.endpoints.find((e) => e.operation === 'getAll') ?? g.endpoints[0]).operation;
 	}
+	const endpoints = endpointsOf(g, version);
 	if (main && main.resource === g.resource) return main.operation;
-	const has = (op: string) => g.endpoints.some((e) => e.operation === op);
+	const has = (op: string) => endpoints.some((e) => e.operation === op);
 	const preferred = ['create', 'getAll', 'get'].find(has);
 	return (
-		preferred ??
-		(g.endpoints.find((e) => !DESTRUCTIVE.test(e.operation)) ?? g.endpoints[0]).operation
+		preferred ?? (endpoints.find((e) => !DESTRUCTIVE.test(e.operation)) ?? endpoints[0]).operation
 	);
 }
 
@@ -611,7 +622,7 @@ export function catalogProperties(
 		},
 	];
 	for (const g of sorted) {
-		const ops = [...g.endpoints].sort((a, b) => a.name.localeCompare(b.name));
+		const ops = [...endpointsOf(g, version)].sort((a, b) => a.name.localeCompare(b.name));
 		props.push({
 			displayName: 'Operation',
 			name: 'operation',
@@ -628,7 +639,8 @@ export function catalogProperties(
 		});
 	}
 	for (const g of sorted) {
-		for (const e of g.endpoints) props.push(...endpointProperties(g.resource, e, version));
+		for (const e of endpointsOf(g, version))
+			props.push(...endpointProperties(g.resource, e, version));
 	}
 	return props;
 }

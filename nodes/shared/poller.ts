@@ -278,11 +278,18 @@ function afterLook(ctx: IExecuteFunctions, seen: PendingJob[], all: PendingJob[]
 	for (const j of seen) if (!settled(j) && at >= deadlineOf(j)) j.error = timeout(ctx, j);
 }
 
-function findWithin(parent: IDataObject, key: string, id: string): IDataObject {
+function findWithin(parent: IDataObject, key: string, id: string): IDataObject | undefined {
 	const list = parent?.[key];
-	const found = Array.isArray(list) ? (list as IDataObject[]).find((x) => x.id === id) : undefined;
-	if (!found) throw new Error(`Job ${id} is not in the ${key} of ${String(parent?.id)}`);
-	return found;
+	return Array.isArray(list) ? (list as IDataObject[]).find((x) => x.id === id) : undefined;
+}
+
+/** A job MediaGen does not know (deleted, or an id of something else): it fails at once. */
+function notFound(ctx: IExecuteFunctions, job: PendingJob): NodeOperationError {
+	const where = job.within ? ` in the ${job.within} of ${job.pollPath}` : '';
+	return new NodeOperationError(ctx.getNode(), `Job ${job.id} was not found at MediaGen${where}`, {
+		itemIndex: job.itemIndex,
+		description: `MediaGen answered that job ${job.id} does not exist: it may have been deleted, or the ID is not a job's.`,
+	});
 }
 
 async function readOne(
@@ -301,10 +308,19 @@ async function readOne(
 		const at = Date.now();
 		job.errorsInARow = 0;
 		job.lastPollAt = at;
-		observe(ctx, job, job.within ? findWithin(polled, job.within, job.id) : polled, at);
+		const record = job.within ? findWithin(polled, job.within, job.id) : polled;
+		if (!record) {
+			job.error = notFound(ctx, job);
+			return [job];
+		}
+		observe(ctx, job, record, at);
 		return [job];
 	} catch (error) {
 		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error, job.itemIndex);
+		if (String((error as NodeApiError).httpCode) === '404') {
+			job.error = notFound(ctx, job);
+			return [job];
+		}
 		job.errorsInARow++;
 		if (job.errorsInARow > POLLING.transientErrors)
 			job.error = asNodeError(ctx, error, job.itemIndex);

@@ -30,8 +30,11 @@ import {
 	waitForJobs,
 } from './jobs';
 import { pageOf } from './listSearch';
+import { collectByProvenance, recoverStartedJobs } from './recovery';
+import type { RunIdentity } from './runIdentity';
+import { identityOf, PROVENANCE_KEY, provenanceOf, savedExecutionData } from './runIdentity';
 import type { StartedJobs } from './runMemory';
-import { runToken, startedJobsMemory } from './runMemory';
+import { rememberedToken, rememberToken, startedJobsMemory } from './runMemory';
 import { fileAsLink, isToolCall, simplify, stillRunning, TOOL_MODE } from './tool';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
 
@@ -237,6 +240,8 @@ interface Plan {
 		estimate?: number;
 		/** Jobs an earlier try of this run started (n8n's Retry): waited for, not created. */
 		restored?: IDataObject[];
+		/** How `restored` is known: the node context (id and status) or MediaGen (the records). */
+		restoredFrom?: 'memory' | 'mediagen';
 	};
 }
 
@@ -260,12 +265,32 @@ function ownIdempotencyKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	return own;
 }
 
+/** What every item of a node run shares: its run index, identity and memory of started jobs. */
+interface RunState {
+	runIndex: number;
+	identity?: RunIdentity;
+	memory: StartedJobs;
+}
+
+/** Whether an endpoint's requests carry an identity (keys, provenance) or start jobs. */
+const needsIdentity = (e: Endpoint) => !!(e.idempotent || e.job) && !e.nodeOperation;
+
+/** The body field of a job's create that takes a `context` object (POST /generations). */
+const contextField = (e: Endpoint) =>
+	e.job && !e.nodeOperation && e.body.context?.kind === 'json' ? 'context' : undefined;
+
+/** The id of the job a Wait operation waits for: its path parameter or field `jobId`. */
+function waitedJob(e: Endpoint, req: PreparedRequest): IDataObject[] {
+	const name = e.nodeOperation?.jobId ?? 'id';
+	return [{ id: String(req.params[name] ?? req.qs[name]), status: 'queued' }];
+}
+
 /** Phase 1: reads and validates one item's parameters and builds its request. No request. */
 async function prepareItem(
 	ctx: IExecuteFunctions,
 	e: Endpoint,
 	i: number,
-	memory: StartedJobs,
+	run: RunState,
 ): Promise<Plan> {
 	if (e.binary === 'upload') {
 		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
@@ -280,13 +305,13 @@ async function prepareItem(
 	const req = prepareRequest(ctx, e, i);
 	const plan: Plan = { i, e, req };
 	if (e.paginate) plan.list = listSettings(ctx, e, i);
-	if (e.idempotent) {
+	if (e.idempotent && run.identity) {
 		req.idempotencyKey =
 			ownIdempotencyKey(ctx, i) ||
 			defaultIdempotencyKey({
-				executionId: runToken(ctx),
+				executionId: run.identity.token,
 				nodeId: ctx.getNode().id,
-				runIndex: runIndexOf(ctx),
+				runIndex: run.runIndex,
 				itemIndex: i,
 			});
 		// Where the spec also (or only) names a body key, send the same key there.
@@ -294,11 +319,24 @@ async function prepareItem(
 			if (f.derived === 'idempotencyKey' && req.body) req.body[key] = req.idempotencyKey;
 		}
 	}
+	const field = contextField(e);
+	if (field && req.body && run.identity) {
+		// where the job came from, beside the user's own context fields (docs/batches.md)
+		const own = (req.body[field] ?? {}) as IDataObject;
+		req.body[field] = {
+			...own,
+			[PROVENANCE_KEY]: { ...provenanceOf(ctx, run.identity, run.runIndex, i) },
+		};
+	}
+	if (e.nodeOperation?.kind === 'collect') collectQueryOf(ctx, req, i);
 	if (e.job) {
+		const waits = e.nodeOperation?.kind === 'wait';
+		const remembered = waits ? undefined : run.memory.of(i);
 		plan.job = {
-			settings: jobSettings(ctx, i),
+			settings: waits ? { ...jobSettings(ctx, i), waitForCompletion: true } : jobSettings(ctx, i),
 			maxCreditsPerRun: Number(options(ctx, i).maxCreditsPerRun ?? 0),
-			restored: memory.of(i),
+			restored: waits ? waitedJob(e, req) : remembered,
+			restoredFrom: waits || remembered ? 'memory' : undefined,
 		};
 	}
 	return plan;
@@ -347,7 +385,7 @@ async function guardItem(ctx: IExecuteFunctions, p: Plan, runLimit: number): Pro
 }
 
 /** Phase 3, one item: its request(s). Jobs are remembered for n8n's Retry as they start. */
-async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): Promise<Sent> {
+async function sendItem(ctx: IExecuteFunctions, p: Plan, run: RunState): Promise<Sent> {
 	const { e, req, i } = p;
 	if (p.upload) return json([await uploadBinary(ctx, i, p.upload.propertyName, req.body ?? {})], i);
 	if (p.list) {
@@ -394,18 +432,22 @@ async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): P
 		];
 	}
 	if (p.job && e.job) {
-		const { settings, restored } = p.job;
-		let started = restored;
-		if (!started) {
+		const { settings, restored, restoredFrom } = p.job;
+		let started: IDataObject[];
+		if (e.nodeOperation?.kind === 'collect')
+			started = await collectByProvenance(ctx, collectQueryOf(ctx, req, i));
+		else if (restored) started = restored;
+		else {
 			started = startedJobs(await send(ctx, req, i));
-			memory.add(i, started, !settings.waitForCompletion);
+			run.memory.add(i, started, !settings.waitForCompletion);
 		}
 		if (!settings.waitForCompletion) return json(started, i);
 		const poll = { ...e.job, path: e.job.poll };
 		return started.map((r) =>
 			pendingJob(
 				i,
-				restored ? { id: r.id, status: 'queued' } : r,
+				// the node context keeps only id and status: read the whole record first
+				restoredFrom === 'memory' ? { id: r.id, status: 'queued' } : r,
 				poll,
 				req.params,
 				settings.timeoutMinutes,
@@ -423,6 +465,44 @@ async function sendItem(ctx: IExecuteFunctions, p: Plan, memory: StartedJobs): P
 	}
 	const items = toItems(await send(ctx, req, i));
 	return json(e.notice ? items.map((item) => ({ ...item, notice: e.notice })) : items, i);
+}
+
+/** Generation → Collect's query, checked before anything is sent. */
+function collectQueryOf(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex: number) {
+	const text = (key: string) => String(req.qs[key] ?? '').trim();
+	const query = {
+		executionId: text('executionId'),
+		workflowId: text('workflowId'),
+		node: text('node'),
+		hours: Number(req.qs.hours ?? 24),
+	};
+	if (!query.executionId && !query.workflowId) {
+		throw new NodeOperationError(ctx.getNode(), 'Execution ID or Workflow ID is needed', {
+			itemIndex,
+			description:
+				'Give the ID of the n8n execution whose generations to collect (as the Executions list shows it), or a workflow ID (and a node name). Nothing was sent to MediaGen.',
+		});
+	}
+	return query;
+}
+
+/** Phase "recover" (a retry of a crashed execution): jobs found at MediaGen become restored. */
+async function recoverPlans(ctx: IExecuteFunctions, plans: Plan[], run: RunState): Promise<void> {
+	const creating = plans.filter((p) => p.job && !p.job.restored);
+	if (!creating.length || !run.identity) return;
+	const found = await recoverStartedJobs(
+		ctx,
+		creating.map((p) => ({ itemIndex: p.i, endpoint: p.e, req: p.req })),
+		run.identity,
+		run.runIndex,
+	);
+	for (const p of creating) {
+		const jobs = found.get(p.i);
+		if (!jobs || !p.job) continue;
+		p.job.restored = jobs;
+		p.job.restoredFrom = 'mediagen';
+		run.memory.add(p.i, jobs, !p.job.settings.waitForCompletion);
+	}
 }
 
 function send(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex: number) {
@@ -514,7 +594,8 @@ export async function executeCatalog(
 ): Promise<INodeExecutionData[][]> {
 	const count = ctx.getInputData().length;
 	const continueOnFail = ctx.continueOnFail();
-	const memory = startedJobsMemory(ctx, runIndexOf(ctx));
+	const runIndex = runIndexOf(ctx);
+	const run: RunState = { runIndex, memory: startedJobsMemory(ctx, runIndex) };
 	const results: Array<INodeExecutionData[] | undefined> = [];
 	const fail = (error: unknown, i: number) => {
 		results[i] = [errorItem(error as Error, i)];
@@ -524,9 +605,22 @@ export async function executeCatalog(
 	// (with Continue On Fail it becomes an error item and the others go on).
 	let plans: Plan[] = [];
 	const invalid = new Map<number, unknown>();
+	const endpoints = new Map<number, Endpoint>();
 	for (let i = 0; i < count; i++) {
 		try {
-			plans.push(await prepareItem(ctx, endpointOf(ctx, groups, i), i, memory));
+			endpoints.set(i, endpointOf(ctx, groups, i));
+		} catch (error) {
+			invalid.set(i, error);
+		}
+	}
+	if ([...endpoints.values()].some(needsIdentity)) {
+		// what n8n saved of this execution decides the run's identity (docs/batches.md)
+		run.identity = identityOf(ctx, await savedExecutionData(ctx), rememberedToken(ctx));
+		rememberToken(ctx, run.identity.token);
+	}
+	for (const [i, e] of endpoints) {
+		try {
+			plans.push(await prepareItem(ctx, e, i, run));
 		} catch (error) {
 			invalid.set(i, error);
 		}
@@ -553,6 +647,12 @@ export async function executeCatalog(
 		for (const [i, error] of invalid)
 			fail(beforeSending(ctx, error, i, count, 'prepare', false), i);
 		plans = plans.filter((p) => !invalid.has(p.i));
+	}
+
+	// n8n's Retry of an execution that died while this node ran (its node context was not saved):
+	// the jobs it had started are found at MediaGen and waited for, not started again.
+	if (ctx.getMode() === 'retry' && run.identity && !run.memory.recorded()) {
+		await recoverPlans(ctx, plans, run);
 	}
 
 	// 2. Guard credits: the estimates the run needs, all before the first create; Max Credits per
@@ -601,7 +701,7 @@ export async function executeCatalog(
 		plans,
 		(p) => (isPlainRead(p.e) ? READS_IN_FLIGHT : 1),
 		async (p) => {
-			const sent = await sendItem(ctx, p, memory);
+			const sent = await sendItem(ctx, p, run);
 			if (p.job?.settings.waitForCompletion) {
 				for (const job of sent as PendingJob[]) jobs.push({ job, settings: p.job.settings });
 			} else results[p.i] = sent as INodeExecutionData[];
@@ -651,7 +751,7 @@ export async function executeCatalog(
 			(results[job.itemIndex] ??= []).push(out);
 		}
 	}
-	memory.clear();
+	run.memory.clear();
 	for (const [i, items] of results.entries()) {
 		if (items && ctx.getNodeParameter('output', i, 'raw') === 'simplified') {
 			for (const item of items) item.json = simplify(item.json);

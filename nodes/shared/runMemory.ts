@@ -1,24 +1,12 @@
 /**
- * What a node run remembers across n8n's Retry of a failed execution, so that a retried item
- * never starts (or is charged for) a second job.
- *
- * n8n's Retry (Executions list → Retry, `POST /rest/executions/:id/retry`) runs the failed node
- * again in a new execution (mode `retry`, a new execution id) from the saved execution data of
- * the failed one, whose node context (`getContext('node')`) is part of that data. The node keeps
- * two things there:
- * - a run token: the id of the execution in which the node first ran. Default idempotency keys
- *   are derived from it (not from the current execution id), so a retry sends the same keys;
- * - the jobs each item started, saved as each create answers: a retry waits for those jobs
- *   instead of creating them again (this covers the endpoints without an Idempotency-Key too).
- * A new execution (a new trigger event, the editor's Execute) starts with an empty context: new
- * token, new keys, new jobs. The started jobs of a run are forgotten when the run succeeds.
+ * What a node run keeps in its node context (`getContext('node')`), which n8n saves with the
+ * execution when the node ends (succeeds or fails) and hands to its Retry: the run's token and
+ * the jobs each item started, written as each create answers (docs/batches.md).
  */
-import { randomUUID } from 'node:crypto';
-
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 interface Memory {
-	/** Execution id of the first run of this node in this execution's data. */
+	/** The run's token (runIdentity.ts), from the first try of this node in this execution's data. */
 	token?: string;
 	/** Jobs started per run index, then per item index. */
 	started?: Record<string, Record<string, IDataObject[]>>;
@@ -36,11 +24,14 @@ function memoryOf(ctx: IExecuteFunctions): Memory {
 	return memory;
 }
 
-/** The token default idempotency keys derive from: stable across n8n's Retry of the execution. */
-export function runToken(ctx: IExecuteFunctions): string {
-	const memory = memoryOf(ctx);
-	memory.token ??= ctx.getExecutionId() || randomUUID();
-	return memory.token;
+/** The token an earlier try of this run kept (n8n's Retry of a failed execution), if any. */
+export function rememberedToken(ctx: IExecuteFunctions): string | undefined {
+	return memoryOf(ctx).token;
+}
+
+/** Keeps the run's token for a retry of this execution. */
+export function rememberToken(ctx: IExecuteFunctions, token: string): void {
+	memoryOf(ctx).token ??= token;
 }
 
 /** The fields of a started job kept for a retry (the whole answer when it is the output). */
@@ -56,6 +47,8 @@ export interface StartedJobs {
 	add(itemIndex: number, records: IDataObject[], whole: boolean): void;
 	/** Forgets the run's jobs (the run succeeded: nothing is left to retry). */
 	clear(): void;
+	/** Whether an earlier try of this run wrote here (so its jobs are known without MediaGen). */
+	recorded(): boolean;
 }
 
 export function startedJobsMemory(ctx: IExecuteFunctions, runIndex: number): StartedJobs {
@@ -71,5 +64,6 @@ export function startedJobsMemory(ctx: IExecuteFunctions, runIndex: number): Sta
 		clear: () => {
 			if (memory.started) delete memory.started[run];
 		},
+		recorded: () => memory.started?.[run] !== undefined,
 	};
 }

@@ -84,6 +84,8 @@ const SIMPLE_FIELDS = [
 	'credits_charged',
 	'credits',
 	'error',
+	// the user's own fields and the node's provenance (`context.n8n`): what ties a job to its row
+	'context',
 	'created_at',
 	'completed_at',
 	'nextCursor',
@@ -143,7 +145,8 @@ export function toolDescription(e: Endpoint, needs: readonly string[]): string {
 	if (e.binary === 'upload') {
 		parts.push("Uploads the file in the workflow's input item; a model cannot send a file itself.");
 	}
-	if (e.method === 'DELETE' || e.operation === 'delete') parts.push('Deletes for good: ask the user first.');
+	if (e.method === 'DELETE' || e.operation === 'delete')
+		parts.push('Deletes for good: ask the user first.');
 	if (needs.length) parts.push(`Needs: ${needs.join('; ')}.`);
 	return parts.join(' ');
 }

@@ -48,7 +48,8 @@ const declared: Array<{
 }> = [];
 for (const [node, groups] of Object.entries(catalog)) {
 	for (const g of groups) {
-		for (const e of g.endpoints)
+		// node operations (Wait, Collect) are the node's own, not endpoints of the spec
+		for (const e of g.endpoints.filter((x) => !x.nodeOperation))
 			declared.push({ node, resource: g.resource, e, sections: g.sections, doc: g.doc });
 	}
 }

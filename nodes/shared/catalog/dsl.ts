@@ -144,7 +144,21 @@ export interface EndpointBehaviour {
 	 * `list`: list path returning such jobs newest first with `status=all`, `limit` and `before`;
 	 * the run's jobs are then polled together, a page of 100 per request.
 	 */
-	job?: { estimate?: string; poll: string; within?: string; cancel?: string; list?: string };
+	job?: {
+		estimate?: string;
+		poll: string;
+		within?: string;
+		cancel?: string;
+		list?: string;
+		/** Where n8n's Retry of a crashed execution finds the jobs its create had started. */
+		recover?: RecoverRule;
+	};
+	/**
+	 * A node operation of its own (no endpoint of the spec): it waits for jobs that already exist
+	 * (`wait`: the job id is the path parameter `jobId`), or collects the generations an n8n
+	 * execution started (`collect`, found by their provenance). From node version `since`.
+	 */
+	nodeOperation?: { kind: 'wait' | 'collect'; jobId?: string; since: number };
 	/**
 	 * Binary in or out: download an asset, upload a binary file, a text answer as a file, or an
 	 * answer that is an asset whose file can be downloaded too (`resultAsset`).
@@ -176,6 +190,23 @@ export interface Endpoint extends EndpointBehaviour {
 	query: FieldMap;
 	body: FieldMap;
 }
+
+/**
+ * How the jobs of a create are found again after n8n lost the run (docs/batches.md):
+ * - `provenance`: generations whose `context.n8n` names this workflow, node, run and item;
+ * - `generations`: generations after the run's start whose fields match (`{id}` a path parameter,
+ *   `{body.kind}` a body field, else a literal), grouped by `batch_id` when `batch`;
+ * - `list`: records of a list path after the run's start (`GET /canvas/{id}/runs`);
+ * - `record`: entries of an array of a record made after the run's start (an edit's `exports`);
+ * - `self`: the job itself, started again in place (a canvas run's retry).
+ * Found jobs are given to the run's items in item order, oldest first, each job at most once.
+ */
+export type RecoverRule =
+	| { by: 'provenance' }
+	| { by: 'generations'; match: Record<string, string>; batch?: boolean }
+	| { by: 'list'; path: string }
+	| { by: 'record'; path: string; within: string }
+	| { by: 'self'; path: string };
 
 /** The resource and operation a new node opens on (version 2 on); never a destructive one. */
 export interface MainOperation {
@@ -304,6 +335,7 @@ export function endpoint(
 		binary: decl.binary,
 		notice: decl.notice,
 		estimateInto: decl.estimateInto,
+		nodeOperation: decl.nodeOperation,
 	};
 }
 
@@ -330,3 +362,41 @@ export const GENERATION_JOB = {
 	list: '/generations',
 	cancel: '/generations/{jobId}/cancel',
 } as const;
+
+/** A generation job whose jobs are found again by `recover` (see RecoverRule). */
+export const generationJob = (recover: RecoverRule, estimate?: string) => ({
+	...GENERATION_JOB,
+	...(estimate ? { estimate } : {}),
+	recover,
+});
+
+/** Generations whose fields match (see RecoverRule `generations`), one batch per create. */
+export const matching = (match: Record<string, string>, batch = false): RecoverRule => ({
+	by: 'generations',
+	match,
+	...(batch ? { batch } : {}),
+});
+
+/**
+ * A Wait operation for an export started earlier (Render of an edit, Export of an audio mix):
+ * `line` is the GET of the record whose `exports` hold it, `owner` the record's name.
+ */
+export function exportWait(line: string, owner: string, path: FieldMap): Endpoint {
+	const record = line.replace(/^GET /, '');
+	return endpoint('waitForExport', line, 'content.read', {
+		name: 'Wait for Export',
+		action: `Wait for an export of an ${owner} to finish`,
+		description: `Wait for an export started earlier (with Wait for Completion off) and return it as the export operation does`,
+		path,
+		query: {
+			exportId: str({
+				required: true,
+				displayName: 'Export ID',
+				description:
+					'The export to wait for: the id the export operation returned, e.g. {{ $json.id }}',
+			}),
+		},
+		job: { poll: record, within: 'exports' },
+		nodeOperation: { kind: 'wait', jobId: 'exportId', since: 2 },
+	});
+}

@@ -3,6 +3,8 @@ import {
 	bool,
 	endpoint,
 	GENERATION_JOB,
+	generationJob,
+	int,
 	group,
 	json,
 	objectList,
@@ -56,7 +58,7 @@ const generationBody: FieldMap = {
 };
 
 const generationId = { id: ref('generation') };
-const job = { ...GENERATION_JOB, estimate: '/generations/estimate' };
+const job = generationJob({ by: 'provenance' }, '/generations/estimate');
 
 /** Spec doc 1, "Generations". */
 export const generations = group('generation', 'Generation', { doc: 1, section: 'Generations' }, [
@@ -102,6 +104,53 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 		name: 'Retry',
 		action: 'Retry a failed generation',
 		path: generationId,
+	}),
+	endpoint('wait', 'GET /generations/{id}', 'content.read', {
+		name: 'Wait',
+		action: 'Wait for a generation to finish',
+		description:
+			'Wait for a generation started earlier (e.g. by Create with Wait for Completion off) and return its outputs, as Create does',
+		path: {
+			id: ref('generation', {
+				description:
+					'The generation to wait for. Any job whose record is a generation works (character jobs, matrix variants, cinema shots, effects, …); map it from the node that started it, e.g. {{ $json.id }}.',
+			}),
+		},
+		job: GENERATION_JOB,
+		nodeOperation: { kind: 'wait', jobId: 'id', since: 2 },
+	}),
+	endpoint('collect', 'GET /generations', 'content.read', {
+		name: 'Collect From Execution',
+		action: 'Collect the generations an n8n execution started',
+		description:
+			'Find the generations a MediaGen node started in an n8n execution (by the provenance in their context), wait for them and return them as Create does: finishes a run n8n lost',
+		query: {
+			executionId: str({
+				top: true,
+				displayName: 'Execution ID',
+				description:
+					"The ID of the n8n execution that started the generations, as n8n's Executions list shows it",
+			}),
+			workflowId: str({
+				top: true,
+				displayName: 'Workflow ID',
+				description:
+					'Only generations started by this workflow (the ID in its URL); without an Execution ID, every execution of it',
+			}),
+			node: str({
+				displayName: 'Node',
+				description: 'Only generations started by the MediaGen node of this name (or node ID)',
+			}),
+			hours: int({
+				min: 1,
+				max: 720,
+				default: 24,
+				displayName: 'Search Back (Hours)',
+				description: 'How far back to look for the generations',
+			}),
+		},
+		job: GENERATION_JOB,
+		nodeOperation: { kind: 'collect', since: 2 },
 	}),
 	endpoint('getSubtitles', 'GET /generations/{id}/subtitles', 'content.read', {
 		name: 'Get Subtitles',

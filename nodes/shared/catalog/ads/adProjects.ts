@@ -2,7 +2,8 @@ import {
 	bool,
 	endpoint,
 	flag,
-	GENERATION_JOB,
+	generationJob,
+	matching,
 	group,
 	int,
 	intList,
@@ -171,7 +172,7 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 				},
 			),
 		},
-		job: GENERATION_JOB,
+		job: generationJob(matching({ 'context.adProjectId': '{id}' }, true)),
 	}),
 ]);
 

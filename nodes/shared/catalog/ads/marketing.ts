@@ -1,5 +1,5 @@
 import type { FieldMap } from '../dsl';
-import { endpoint, GENERATION_JOB, group, json, ref, str } from '../dsl';
+import { endpoint, generationJob, group, json, matching, ref, str } from '../dsl';
 
 /** Body shared by estimate and run. */
 const body: FieldMap = {
@@ -39,7 +39,10 @@ export const marketingTemplates = group(
 			path: templateId,
 			body,
 			idempotent: true,
-			job: { ...GENERATION_JOB, estimate: '/marketing/templates/{id}/estimate' },
+			job: generationJob(
+				matching({ 'context.templateId': '{id}', 'context.productId': '{body.productId}' }),
+				'/marketing/templates/{id}/estimate',
+			),
 		}),
 	],
 );

@@ -2,11 +2,7 @@ import { endpoint, group, int, str } from '../dsl';
 import { MAX_SAFE, workflowId } from './workflows';
 
 const runId = { runId: str({ required: true, displayName: 'Run ID' }) };
-const job = {
-	estimate: '/canvas/{id}/estimate',
-	poll: '/canvas/runs/{jobId}',
-	cancel: '/canvas/runs/{jobId}/cancel',
-};
+const poll = { poll: '/canvas/runs/{jobId}', cancel: '/canvas/runs/{jobId}/cancel' };
 
 /** Spec doc 3, "Canvas workflows": runs of a workflow. */
 export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflows' }, [
@@ -25,13 +21,26 @@ export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflo
 			}),
 		},
 		estimateInto: { path: '/canvas/{id}/estimate', field: 'expectedCredits' },
-		job,
+		job: {
+			...poll,
+			estimate: '/canvas/{id}/estimate',
+			recover: { by: 'list', path: '/canvas/{id}/runs' },
+		},
 	}),
 	endpoint('get', 'GET /canvas/runs/{runId}', 'content.read', {
 		name: 'Get',
 		action: 'Get a canvas run',
 		description: 'Get a canvas run with its per-node status and outputs',
 		path: runId,
+	}),
+	endpoint('wait', 'GET /canvas/runs/{runId}', 'content.read', {
+		name: 'Wait',
+		action: 'Wait for a canvas run to finish',
+		description:
+			'Wait for a run started earlier (with Wait for Completion off) and return it as Start does',
+		path: runId,
+		job: poll,
+		nodeOperation: { kind: 'wait', jobId: 'runId', since: 2 },
 	}),
 	endpoint('getAll', 'GET /canvas/{id}/runs', 'content.read', {
 		name: 'Get Many',
@@ -52,6 +61,6 @@ export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflo
 		description:
 			'Run the failed and skipped steps of a run again; succeeded steps are kept. By default waits for it.',
 		path: runId,
-		job: { poll: job.poll, cancel: job.cancel },
+		job: { ...poll, recover: { by: 'self', path: '/canvas/runs/{runId}' } },
 	}),
 ]);

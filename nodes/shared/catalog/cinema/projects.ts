@@ -1,6 +1,7 @@
 import {
 	endpoint,
-	GENERATION_JOB,
+	generationJob,
+	matching,
 	group,
 	int,
 	object,
@@ -94,7 +95,10 @@ export const cinemaProjects = group(
 				'Generate storyboard frames or shot videos, one job per shot; by default waits for all of them. Credits are charged only on success.',
 			path: cinemaProjectId,
 			body: generateFields,
-			job: { ...GENERATION_JOB, estimate: '/cinema/{id}/estimate' },
+			job: generationJob(
+				matching({ 'context.cinemaProjectId': '{id}', 'context.kind': '{body.kind}' }, true),
+				'/cinema/{id}/estimate',
+			),
 		}),
 		endpoint('propose', 'POST /cinema/{id}/director', 'content.create', {
 			name: 'AI Director Propose',

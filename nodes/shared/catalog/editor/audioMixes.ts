@@ -1,4 +1,5 @@
 import {
+	exportWait,
 	bool,
 	endpoint,
 	group,
@@ -82,6 +83,11 @@ export const audioMixes = group('audioMix', 'Audio Mix', { doc: 3, section: 'Aud
 			'Render the mix as a new audio file; by default waits for the export and returns it, with the file as binary if asked',
 		path: mixId,
 		body: { format: oneOf(['mp3', 'wav', 'm4a'], { default: 'mp3', top: true }) },
-		job: { poll: '/audio/mixes/{id}', within: 'exports' },
+		job: {
+			poll: '/audio/mixes/{id}',
+			within: 'exports',
+			recover: { by: 'record', path: '/audio/mixes/{id}', within: 'exports' },
+		},
 	}),
+	exportWait('GET /audio/mixes/{id}', 'audio mix', mixId),
 ]);

@@ -3,7 +3,8 @@ import {
 	bool,
 	endpoint,
 	flag,
-	GENERATION_JOB,
+	generationJob,
+	matching,
 	group,
 	int,
 	json,
@@ -230,7 +231,9 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 			count: int({ min: 1, max: 4, description: 'Number of candidate looks' }),
 			projectId,
 		},
-		job: GENERATION_JOB,
+		job: generationJob(
+			matching({ 'context.characterId': '{id}', 'context.purpose': 'look' }, true),
+		),
 	}),
 	endpoint(
 		'estimateReferenceSet',
@@ -250,7 +253,10 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 			'Generate full body, turnaround, expressions and sheet from the main look (one job per kind)',
 		path: characterId,
 		body: referenceSetBody,
-		job: { ...GENERATION_JOB, estimate: '/characters/{id}/reference-set/estimate' },
+		job: generationJob(
+			matching({ 'context.characterId': '{id}', 'context.purpose': 'reference' }, true),
+			'/characters/{id}/reference-set/estimate',
+		),
 	}),
 	endpoint('estimate', 'POST /characters/{id}/estimate', 'content.create', {
 		name: 'Estimate',
@@ -267,7 +273,10 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: characterId,
 		body: generationBody,
 		idempotent: true,
-		job: { ...GENERATION_JOB, estimate: '/characters/{id}/estimate' },
+		job: generationJob(
+			matching({ 'context.characterId': '{id}', 'context.purpose': '{body.purpose}' }),
+			'/characters/{id}/estimate',
+		),
 	}),
 	endpoint(
 		'estimateFormat',
@@ -288,7 +297,10 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: formatPath,
 		body: formatBody,
 		idempotent: true,
-		job: { ...GENERATION_JOB, estimate: '/characters/{id}/formats/{formatId}/estimate' },
+		job: generationJob(
+			matching({ 'context.characterId': '{id}', 'context.formatId': '{formatId}' }),
+			'/characters/{id}/formats/{formatId}/estimate',
+		),
 	}),
 	endpoint('getGenerations', 'GET /characters/{id}/generations', 'content.read', {
 		name: 'Get Generations',

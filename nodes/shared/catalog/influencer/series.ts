@@ -1,4 +1,15 @@
-import { endpoint, GENERATION_JOB, group, int, manyOf, oneOf, ref, str, strList } from '../dsl';
+import {
+	endpoint,
+	generationJob,
+	group,
+	int,
+	manyOf,
+	matching,
+	oneOf,
+	ref,
+	str,
+	strList,
+} from '../dsl';
 
 const DESTINATIONS = [
 	'photoapp_reels',
@@ -93,7 +104,7 @@ export const seriesItems = group(
 				modelId: str({ max: 80, displayName: 'Model ID' }),
 				projectId: ref('project', { description: 'Project the draft is saved in' }),
 			},
-			job: GENERATION_JOB,
+			job: generationJob(matching({ 'context.seriesItemId': '{id}' })),
 		}),
 	],
 );
