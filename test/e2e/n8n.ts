@@ -739,6 +739,12 @@ export interface N8nInstance {
 	waitForLog(re: RegExp, timeoutMs?: number): Promise<N8nLogLine>;
 	/** SIGTERM, then SIGKILL after 20 s; resolves when the process is gone */
 	stop(): Promise<void>;
+	/**
+	 * What a deploy or the kernel does to n8n: SIGKILL (the process group, at once) or SIGTERM
+	 * (n8n's own graceful shutdown, however long it takes). Resolves when the process is gone;
+	 * what is left of its group (the task runner) is killed then.
+	 */
+	kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<{ code: number | null; signal: string | null }>;
 }
 
 /**
@@ -863,6 +869,22 @@ export async function startN8n(
 		await sleep(250);
 	}
 
+	const kill = async (signal: 'SIGKILL' | 'SIGTERM') => {
+		try {
+			if (signal === 'SIGKILL') process.kill(-child.pid!, 'SIGKILL');
+			else child.kill('SIGTERM');
+		} catch {
+			/* gone */
+		}
+		await exitPromise;
+		try {
+			process.kill(-child.pid!, 'SIGKILL');
+		} catch {
+			/* none */
+		}
+		return { code: exited?.code ?? null, signal: exited?.signal ?? null };
+	};
+
 	return {
 		port: p,
 		url,
@@ -905,6 +927,7 @@ export async function startN8n(
 			});
 		},
 		stop,
+		kill,
 	};
 }
 
@@ -952,6 +975,47 @@ export async function setupOwner(
 		.join('; ');
 	if (!cookie) throw new Error('owner setup: no n8n-auth cookie in the response');
 	return { ...body, cookie };
+}
+
+/** n8n's REST API as the logged-in owner: `rest('GET', '/executions')` answers `data`. */
+export function restOf(n8n: () => Pick<N8nInstance, 'url'>, owner: () => Pick<N8nOwner, 'cookie'>) {
+	return async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+		const res = await fetch(`${n8n().url}/rest${url}`, {
+			method,
+			headers: {
+				cookie: owner().cookie,
+				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		if (res.status !== 200) throw new Error(`${method} /rest${url}: HTTP ${res.status} ${text}`);
+		return (JSON.parse(text) as { data: T }).data;
+	};
+}
+
+/**
+ * A session of the instance owner: set up with the defaults of setupOwner if nobody is, or logged
+ * in with them (`POST /rest/login`, what the sign-in page sends) when an earlier step set it up.
+ */
+export async function ownerSession(n8n: Pick<N8nInstance, 'url'>): Promise<N8nOwner> {
+	try {
+		return await setupOwner(n8n);
+	} catch {
+		const body = { email: 'owner@example.com', password: 'E2e-password-1' };
+		const res = await fetch(`${n8n.url}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: body.email, ...body }),
+		});
+		if (res.status !== 200) throw new Error(`login: HTTP ${res.status} ${await res.text()}`);
+		const cookie = res.headers
+			.getSetCookie()
+			.map((c) => c.split(';')[0])
+			.filter((c) => c.startsWith('n8n-auth='))
+			.join('; ');
+		return { ...body, firstName: 'E2E', lastName: 'Owner', cookie };
+	}
 }
 
 // ------------------------------------------------------------------------------------

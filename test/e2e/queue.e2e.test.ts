@@ -12,6 +12,7 @@
  * Skipped unless MEDIAGEN_E2E=1; needs `postgresql` and `redis-server` (apt-get install).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -25,12 +26,13 @@ import {
 	importWorkflows,
 	postgresBinDir,
 	publishWorkflow,
+	ownerSession,
 	redisServerBinary,
 	startN8n,
 	startPostgres,
 	startRedis,
 } from './n8n';
-import { e2eDemoOptions, MIN, viaWebhook, WF } from './workflows';
+import { e2eDemoOptions, MIN, mg, node, viaWebhook, webhookBatch, WF } from './workflows';
 
 type Json = Record<string, unknown>;
 
@@ -42,6 +44,49 @@ const HOOKS = {
 	generations: viaWebhook(WF.generations, 'q-generations'),
 };
 
+/** Issue #24: ten generations started from the webhook process; the worker dies while waiting. */
+const WORKER_LOSS = {
+	batch: webhookBatch({
+		id: 'e2eQueueLoss001',
+		name: 'e2e queue: the worker dies mid-batch',
+		path: 'q-loss',
+		webhookId: '00000000-0000-4000-8000-000000001055',
+		items: 10,
+		prompt: 'e2e queue: worker loss',
+		durationMs: 2000,
+	}),
+	collect: {
+		id: 'e2eQueueCollect1',
+		name: 'e2e queue: collect the generations of a lost execution',
+		nodes: [
+			node(
+				'Webhook',
+				'n8n-nodes-base.webhook',
+				{
+					httpMethod: 'POST',
+					path: 'q-collect',
+					responseMode: 'lastNode',
+					responseData: 'allEntries',
+					options: {},
+				},
+				{ typeVersion: 2, webhookId: '00000000-0000-4000-8000-00000000c011' },
+			),
+			mg(
+				'Collect',
+				{
+					resource: 'generation',
+					operation: 'collect',
+					executionId: '={{ $json.body.executionId }}',
+					output: 'raw',
+				},
+				{ typeVersion: 2 },
+			),
+		],
+		connections: { Webhook: { main: [[{ node: 'Collect', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	},
+};
+
 describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis', () => {
 	let ctx: DemoContext;
 	let workDir: string;
@@ -51,6 +96,7 @@ describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis',
 	let worker: N8nInstance | undefined;
 	let webhook: N8nInstance | undefined;
 	const timings: Record<string, number> = {};
+	let queueEnv: Record<string, string> = {};
 
 	beforeAll(async () => {
 		if (!hasBuiltPackage())
@@ -68,7 +114,7 @@ describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis',
 			// every n8n call of this home (imports, publishing, the three processes) uses PostgreSQL
 			env: postgres.n8nEnv,
 		});
-		const wfs = Object.values(HOOKS);
+		const wfs = [...Object.values(HOOKS), WORKER_LOSS.batch, WORKER_LOSS.collect];
 		await importWorkflows(ctx.home, wfs);
 		for (const wf of wfs) await publishWorkflow(ctx.home, wf.id);
 		const trigger = ctx.examples.find((e) => e.kind === 'trigger' && !e.skip);
@@ -77,7 +123,7 @@ describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis',
 		redis = await startRedis();
 		const webhookPort = await freePort();
 		const webhookUrl = `http://127.0.0.1:${webhookPort}/`;
-		const queueEnv = {
+		queueEnv = {
 			EXECUTIONS_MODE: 'queue',
 			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 			QUEUE_BULL_REDIS_PORT: String(redis.port),
@@ -232,6 +278,85 @@ describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis',
 			expect(after).toBeGreaterThan(before);
 		},
 		10 * MIN,
+	);
+
+	test(
+		'the worker is killed while the node waits: no second job whatever n8n does; Collect From Execution delivers the 10 paid results',
+		async () => {
+			const sb = ctx.sandbox;
+			const creates = () => sb.control.requests({ method: 'POST', path: '/generations$' });
+			sb.control.setCredits('main', 1000);
+			const before = sb.control.credits('main').balance;
+			sb.control.clearRequests();
+			sb.control.holdJobs();
+			const res = await fetch(webhook!.webhookUrl('q-loss'), {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: '{}',
+			});
+			expect(res.status).toBe(200);
+			const t0 = Date.now();
+			while (creates().length < 10 && Date.now() - t0 < 2 * MIN) await sleep(100);
+			expect(creates()).toHaveLength(10);
+			const [[executionId]] = await postgres!.query(
+				`select id from execution_entity where "workflowId" = '${WORKER_LOSS.batch.id}' order by id desc limit 1`,
+			);
+			await worker!.kill('SIGKILL');
+			const killedAt = Date.now();
+			sb.control.releaseJobs(); // the jobs go on at MediaGen and are charged
+			worker = await startN8n(ctx.home, undefined, { command: 'worker', env: queueEnv });
+			// what n8n makes of it: `running` until a worker's start-up recovery marks it `crashed`,
+			// then `error` once Bull's lock expires (maxStalledCount 0); nothing runs it again
+			const seen: string[] = [];
+			while (Date.now() - killedAt < 3 * MIN) {
+				const [[status]] = await postgres!.query(
+					`select status from execution_entity where id = ${executionId}`,
+				);
+				if (seen.at(-1) !== status) {
+					seen.push(status);
+					timings[`workerLoss:${status}`] = Date.now() - killedAt;
+				}
+				if (status === 'error') break;
+				await sleep(1000);
+			}
+			expect(['crashed', 'error']).toContain(seen.at(-1));
+			expect(creates()).toHaveLength(10);
+			// and n8n's own Retry of it, as the Executions list sends it: no job either
+			const owner = await ownerSession(main!);
+			const r = await fetch(`${main!.url}/rest/executions/${executionId}/retry`, {
+				method: 'POST',
+				headers: { cookie: owner.cookie, 'content-type': 'application/json' },
+				body: JSON.stringify({ loadWorkflow: false }),
+			});
+			const retried = `HTTP ${r.status}: ${(await r.text()).slice(0, 160)}`;
+			expect(creates()).toHaveLength(10);
+
+			expect(creates().every((c) => c.status === 201)).toBe(true);
+			const collected = await fetch(webhook!.webhookUrl('q-collect'), {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ executionId }),
+				signal: AbortSignal.timeout(5 * MIN),
+			});
+			expect(collected.status).toBe(200);
+			const items = (await collected.json()) as Json[];
+			expect(items.map((i) => i.status)).toEqual(Array(10).fill('completed'));
+			expect(items.map((i) => ((i.context as Json).n8n as Json).executionId)).toEqual(
+				Array(10).fill(String(executionId)),
+			);
+			expect(items.map((i) => ((i.context as Json).n8n as Json).itemIndex)).toEqual([
+				...Array(10).keys(),
+			]);
+			expect(creates()).toHaveLength(10);
+			const charged = before - sb.control.credits('main').balance;
+			const each = Number(items[0].credits_charged);
+			expect(charged).toBe(10 * each);
+			// eslint-disable-next-line no-console
+			console.log(
+				`[e2e queue] worker killed mid-batch: execution ${executionId} went ${seen.map((st) => `${st} (${timings[`workerLoss:${st}`]} ms)`).join(' → ')} after the kill; n8n's Retry: ${retried}; creates 10 (0 after the kill); Collect From Execution returned ${items.length} completed jobs; ${charged} credits charged for 10 items`,
+			);
+		},
+		15 * MIN,
 	);
 
 	test(

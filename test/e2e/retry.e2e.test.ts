@@ -25,6 +25,7 @@ import {
 	executeWorkflow,
 	hasBuiltPackage,
 	importWorkflows,
+	restOf,
 	setupOwner,
 	startN8n,
 } from './n8n';
@@ -92,19 +93,10 @@ describeE2E("n8n's Retry of a failed execution never charges twice (real n8n)", 
 	const creates = () => sb().control.requests({ method: 'POST', path: '/generations$' });
 	const balance = () => sb().control.credits('main').balance;
 
-	async function rest<T>(method: string, url: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${n8n!.url}/rest${url}`, {
-			method,
-			headers: {
-				cookie: owner.cookie,
-				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		if (res.status !== 200) throw new Error(`${method} /rest${url}: HTTP ${res.status} ${text}`);
-		return (JSON.parse(text) as { data: T }).data;
-	}
+	const rest = restOf(
+		() => n8n!,
+		() => owner,
+	);
 
 	test(
 		'four items, the fourth invalid: nothing is sent for any item, nothing charged',

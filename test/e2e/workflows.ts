@@ -192,3 +192,48 @@ export function viaWebhook(
 	);
 	return { ...wf, id: `${wf.id.slice(0, 12)}Queu`, name: `${wf.name} (webhook)`, nodes };
 }
+
+/**
+ * A batch started by a Webhook that answers at once: `items` rows (a Code node), then
+ * Generation → Create for each, waiting for its job (`durationMs` at the sandbox).
+ */
+export function webhookBatch(o: {
+	id: string;
+	name: string;
+	path: string;
+	webhookId: string;
+	items: number;
+	prompt: string;
+	durationMs: number;
+	options?: Record<string, unknown>;
+}): N8nWorkflow & { id: string } {
+	return {
+		id: o.id,
+		name: o.name,
+		nodes: [
+			node(
+				'Webhook',
+				'n8n-nodes-base.webhook',
+				{ httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} },
+				{ typeVersion: 2, webhookId: o.webhookId },
+			),
+			node(
+				'Rows',
+				'n8n-nodes-base.code',
+				{
+					jsCode: `return Array.from({ length: ${o.items} }, (_, i) => ({ json: { row: i + 1 } }));`,
+				},
+				{ typeVersion: 2 },
+			),
+			mg('Generate', {
+				...generation({ sandbox: { durationMs: o.durationMs } }, { prompt: o.prompt }),
+				...(o.options ? { options: o.options } : {}),
+			}),
+		],
+		connections: {
+			Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+			Rows: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
