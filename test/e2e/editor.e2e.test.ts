@@ -19,78 +19,19 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { PACKAGE_NAME, SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
-import type { N8nInstance, N8nOwner, N8nWorkflow } from './n8n';
+import type { PwBrowser } from './browser';
 import {
-	e2eEnabled,
-	hasBuiltPackage,
-	importWorkflows,
-	REPO_ROOT,
-	setupOwner,
-	startN8n,
-} from './n8n';
+	describeWithBrowser,
+	launchChromium,
+	openNode,
+	ownerContext,
+	SCREENSHOTS_DIR,
+} from './browser';
+import type { N8nInstance, N8nOwner, N8nWorkflow } from './n8n';
+import { hasBuiltPackage, importWorkflows, setupOwner, startN8n } from './n8n';
 import { MIN } from './workflows';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/* playwright-core's API, as much of it as this test uses (it is loaded at run time) */
-interface PwConsoleMessage {
-	type(): string;
-	text(): string;
-}
-interface PwLocator {
-	first(): PwLocator;
-	waitFor(o: { state: 'visible'; timeout: number }): Promise<void>;
-	innerText(): Promise<string>;
-	evaluate<R>(fn: (el: unknown) => R): Promise<R>;
-	screenshot(o: { path: string }): Promise<unknown>;
-}
-interface PwPage {
-	on(event: 'console', fn: (m: PwConsoleMessage) => void): void;
-	on(event: 'pageerror', fn: (e: Error) => void): void;
-	goto(url: string, o?: { waitUntil?: string; timeout?: number }): Promise<unknown>;
-	locator(selector: string): PwLocator;
-	screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
-	waitForTimeout(ms: number): Promise<void>;
-	close(): Promise<void>;
-}
-interface PwContext {
-	addCookies(c: Array<{ name: string; value: string; url: string }>): Promise<void>;
-	newPage(): Promise<PwPage>;
-}
-interface PwBrowser {
-	newContext(o: { viewport: { width: number; height: number } }): Promise<PwContext>;
-	close(): Promise<void>;
-}
-interface PlaywrightCore {
-	chromium: {
-		launch(o: { executablePath: string; headless: boolean; args: string[] }): Promise<PwBrowser>;
-	};
-}
-
-function loadPlaywright(): PlaywrightCore | undefined {
-	for (const id of [process.env.PLAYWRIGHT_CORE_DIR, 'playwright-core']) {
-		if (!id) continue;
-		try {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			return require(id) as PlaywrightCore;
-		} catch {
-			/* not installed */
-		}
-	}
-	return undefined;
-}
-
-const playwright = e2eEnabled ? loadPlaywright() : undefined;
-const missing = !existsSync(CHROMIUM)
-	? `Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or CHROMIUM_PATH)`
-	: !playwright
-		? 'playwright-core is not installed (devDependency, or PLAYWRIGHT_CORE_DIR)'
-		: undefined;
-const describeEditor = e2eEnabled && !missing ? describe : describe.skip;
-if (e2eEnabled && missing) {
-	// eslint-disable-next-line no-console
-	console.log(`[e2e editor] skipped: ${missing}`);
-}
+const describeEditor = describeWithBrowser('editor');
 
 /** A camelCase word (an internal name such as "characterPreset") on a form. */
 const INTERNAL_NAME = /\b[a-z]+[A-Z][a-zA-Z]*\b/;
@@ -148,9 +89,7 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 	let n8n: N8nInstance;
 	let owner: N8nOwner;
 	let browser: PwBrowser;
-	const shotsDir = process.env.MEDIAGEN_SCREENSHOTS
-		? path.resolve(REPO_ROOT, process.env.MEDIAGEN_SCREENSHOTS)
-		: path.join(REPO_ROOT, '.n8n-home', 'screenshots');
+	const shotsDir = SCREENSHOTS_DIR;
 	const nodeWorkflows: Array<{
 		type: string;
 		displayName: string;
@@ -236,11 +175,7 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 		);
 		n8n = await startN8n(ctx.home);
 		owner = await setupOwner(n8n);
-		browser = await playwright!.chromium.launch({
-			executablePath: CHROMIUM,
-			headless: true,
-			args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-		});
+		browser = await launchChromium();
 		mkdirSync(shotsDir, { recursive: true });
 	}, 30 * MIN);
 
@@ -270,25 +205,17 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 	test(
 		'each node opens its form without console errors from the package; screenshot saved',
 		async () => {
-			const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-			await context.addCookies([
-				{ name: 'n8n-auth', value: owner.cookie.replace(/^n8n-auth=/, ''), url: n8n.url },
-			]);
+			const context = await ownerContext(browser, n8n, owner);
 			const problems: string[] = [];
 			const others: string[] = [];
 			for (const n of nodeWorkflows) {
-				const page = await context.newPage();
 				const errors: string[] = [];
-				page.on('console', (m) => {
-					if (m.type() === 'error') errors.push(m.text());
+				const { page, ndv } = await openNode(context, n8n, n.wf.id, n.nodeId, (p) => {
+					p.on('console', (m) => {
+						if (m.type() === 'error') errors.push(m.text());
+					});
+					p.on('pageerror', (e) => errors.push(`${e.name}: ${e.message}`));
 				});
-				page.on('pageerror', (e) => errors.push(`${e.name}: ${e.message}`));
-				await page.goto(`${n8n.url}/workflow/${n.wf.id}/${n.nodeId}`, {
-					waitUntil: 'load',
-					timeout: 60_000,
-				});
-				const ndv = page.locator('[data-test-id="ndv"]').first();
-				await ndv.waitFor({ state: 'visible', timeout: 60_000 });
 				// the form is rendered from the node's description: its parameters are there
 				const params = page.locator('[data-test-id="node-parameters"]').first();
 				await params.waitFor({ state: 'visible', timeout: 30_000 });
