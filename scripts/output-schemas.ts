@@ -194,7 +194,8 @@ export function operationSchema(e: Endpoint, settings: IDataObject, where: strin
 		item = downloadInfo;
 	} else if (e.binary === 'text') {
 		item = subtitles;
-	} else if (e.job && settings.waitForCompletion === true) {
+	} else if (e.job && (settings.waitForCompletion === true || e.nodeOperation?.kind === 'wait')) {
+		// a Wait operation always waits (it has no Wait for Completion)
 		const polled = answerOf('GET', e.job.poll, `${where}, the job it waits for`);
 		item = e.job.within ? arrayItems(polled, e.job.within, where) : polled;
 		if (settings.returnAs !== 'json') {

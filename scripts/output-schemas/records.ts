@@ -136,9 +136,20 @@ export const generationEvent = {
 	error,
 };
 
+/** Where in n8n a job was started: `context.n8n`, added by Generation → Create (docs/batches.md). */
+const provenance = obj({
+	workflowId: string,
+	nodeId: string,
+	node: string,
+	executionId: string,
+	run: string,
+	runIndex: integer,
+	itemIndex: integer,
+});
+
 /**
  * The generation record: every job of docs 2 and 3 is one too. `context` is the caller's object
- * (plus what the service adds per tool).
+ * (plus what the service adds per tool, and the node's provenance under `n8n`).
  */
 export const generation = obj({
 	...generationEvent,
@@ -148,7 +159,7 @@ export const generation = obj({
 	negative_prompt: nullable(string),
 	params: free,
 	inputs: list(obj({ slot: string, assetIds: list(string) })),
-	context: free,
+	context: obj({}, { n8n: provenance }, true),
 	rights_confirmed: nullable(boolean),
 	idempotency_key: nullable(string),
 	credits_estimated: integer,

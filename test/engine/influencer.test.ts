@@ -3,10 +3,7 @@
  * characters, presets, series and series items, a full influencer flow (character, reference,
  * looks, series plan, draft generate), input refused before sending, continue-on-fail.
  */
-import type {
-	IDataObject,
-	INodeParameters,
-} from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
 import { listSearch } from '../../nodes/shared/listSearch';

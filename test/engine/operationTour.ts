@@ -216,6 +216,9 @@ const mediaGen: TourStep[] = [
 	},
 	{ op: 'generation.getAll' },
 	{ op: 'generation.get', params: (t) => ({ generationId: id(t, 'generation') }) },
+	{ op: 'generation.wait', params: (t) => ({ generationId: id(t, 'generation') }) },
+	// the engine's workflows are `wf-test`: what Generation → Create started there
+	{ op: 'generation.collect', params: { workflowId: 'wf-test', hours: 1 } },
 	{
 		op: 'generation.cancel',
 		params: async (t) => {
@@ -457,7 +460,11 @@ const mediaGenEditor: TourStep[] = [
 		}),
 	},
 	{ op: 'edit.duplicate', params: (t) => ({ editId: id(t, 'edit') }), keep: 'variation' },
-	{ op: 'edit.render', params: (t) => ({ editId: id(t, 'edit') }) },
+	{ op: 'edit.render', params: (t) => ({ editId: id(t, 'edit') }), keep: 'export' },
+	{
+		op: 'edit.waitForExport',
+		params: (t) => ({ editId: id(t, 'edit'), exportId: t.kept.export.id }),
+	},
 	{ op: 'edit.thumbnail', params: (t) => ({ editId: id(t, 'edit'), time: 1 }) },
 	{ op: 'edit.smartCrop', params: (t) => ({ editId: id(t, 'edit'), preset: 'shortclip' }) },
 	{ op: 'edit.estimateCaptions', params: (t) => ({ editId: id(t, 'edit') }) },
@@ -511,7 +518,11 @@ const mediaGenEditor: TourStep[] = [
 		op: 'audioMix.save',
 		params: (t) => ({ audioMixId: id(t, 'mix'), version: 1, additionalFields: { name: 'VO' } }),
 	},
-	{ op: 'audioMix.export', params: (t) => ({ audioMixId: id(t, 'mix') }) },
+	{ op: 'audioMix.export', params: (t) => ({ audioMixId: id(t, 'mix') }), keep: 'mixExport' },
+	{
+		op: 'audioMix.waitForExport',
+		params: (t) => ({ audioMixId: id(t, 'mix'), exportId: t.kept.mixExport.id }),
+	},
 	{ op: 'audioMix.delete', params: (t) => ({ audioMixId: id(t, 'mix') }) },
 ];
 
@@ -616,6 +627,7 @@ const mediaGenCanvas: TourStep[] = [
 	{ op: 'run.start', params: (t) => ({ canvasWorkflowId: id(t, 'flow') }), keep: 'run' },
 	{ op: 'run.getAll', params: (t) => ({ canvasWorkflowId: id(t, 'flow') }) },
 	{ op: 'run.get', params: (t) => ({ runId: t.kept.run.id }) },
+	{ op: 'run.wait', params: (t) => ({ runId: t.kept.run.id }) },
 	{
 		op: 'run.cancel',
 		params: async (t) => {
