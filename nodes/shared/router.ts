@@ -486,6 +486,42 @@ function collectQueryOf(ctx: IExecuteFunctions, req: PreparedRequest, itemIndex:
 	return query;
 }
 
+/**
+ * What the run's jobs cost, as an n8n execution hint on the node's output ("12 jobs, 48 credits
+ * charged; 2 failed (credits returned)"), where the n8n version has hints.
+ */
+function addCostHint(ctx: IExecuteFunctions, waited: PendingJob[], plans: Plan[]): void {
+	if (typeof ctx.addExecutionHints !== 'function' || isToolCall(ctx)) return;
+	const unwaited = plans.filter(
+		(p) => p.job && !p.job.settings.waitForCompletion && !p.e.nodeOperation,
+	).length;
+	if (!waited.length && !unwaited) return;
+	const parts: string[] = [];
+	if (waited.length) {
+		const completed = waited.filter((j) => j.result);
+		const charged = completed.reduce((n, j) => n + Number(j.result?.credits_charged ?? 0), 0);
+		const ended = (status: string) => waited.filter((j) => j.record.status === status).length;
+		const failed = ended('failed') + ended('cancelled');
+		const open = waited.length - completed.length - failed;
+		parts.push(
+			`${waited.length} job${waited.length === 1 ? '' : 's'}, ${charged} credits charged`,
+			...(failed ? [`${failed} failed (credits returned)`] : []),
+			...(open ? [`${open} still running at MediaGen (charged if they succeed)`] : []),
+		);
+	}
+	if (unwaited) {
+		parts.push(
+			`${unwaited} item${unwaited === 1 ? '' : 's'} started jobs without waiting (charged when they succeed)`,
+		);
+	}
+	const failed = parts.some((p) => p.includes('failed'));
+	ctx.addExecutionHints({
+		message: parts.join('; '),
+		type: failed ? 'warning' : 'info',
+		location: 'outputPane',
+	});
+}
+
 /** Phase "recover" (a retry of a crashed execution): jobs found at MediaGen become restored. */
 async function recoverPlans(ctx: IExecuteFunctions, plans: Plan[], run: RunState): Promise<void> {
 	const creating = plans.filter((p) => p.job && !p.job.restored);
@@ -752,6 +788,7 @@ export async function executeCatalog(
 		}
 	}
 	run.memory.clear();
+	addCostHint(ctx, started, plans);
 	for (const [i, items] of results.entries()) {
 		if (items && ctx.getNodeParameter('output', i, 'raw') === 'simplified') {
 			for (const item of items) item.json = simplify(item.json);

@@ -492,3 +492,45 @@ describe('8. Return All at scale, cursors', () => {
 		}
 	});
 });
+
+describe('9. the execution hint says what the run cost (issue #25)', () => {
+	test('three jobs, one failing, Continue On Fail: "3 jobs, 8 credits charged; 1 failed (credits returned)"', async () => {
+		const cost = await costOfOne();
+		const before = balance();
+		const r = await run(
+			generation({
+				additionalFields: {
+					params: '={{ JSON.stringify({ sandbox: { durationMs: 100, fail: $json.fail } }) }}',
+				},
+			}),
+			[{}, { fail: 'no luck' }, {}],
+			{ continueOnFail: true },
+		);
+		expect(r.error).toBeUndefined();
+		expect(before - balance()).toBe(2 * cost);
+		expect(r.taskData('MediaGen')?.hints).toEqual([
+			{
+				message: `3 jobs, ${2 * cost} credits charged; 1 failed (credits returned)`,
+				type: 'warning',
+				location: 'outputPane',
+			},
+		]);
+	});
+
+	test('without Wait for Completion: the items started jobs, charged when they succeed', async () => {
+		const r = await run(generation({ waitForCompletion: false }), [{}, {}]);
+		expect(r.taskData('MediaGen')?.hints).toEqual([
+			{
+				message: '2 items started jobs without waiting (charged when they succeed)',
+				type: 'info',
+				location: 'outputPane',
+			},
+		]);
+	});
+
+	test('a run that starts no job adds no hint', async () => {
+		const r = await run({ resource: 'credit', operation: 'getBalance' }, [{}]);
+		expect(r.error).toBeUndefined();
+		expect(r.taskData('MediaGen')?.hints ?? []).toEqual([]);
+	});
+});
