@@ -33,6 +33,7 @@ import type { Endpoint, Group, JsonValue, ObjectListField } from './catalog/dsl'
 import { INPUT_SOURCES_VERSION } from './catalog/dsl';
 import { displayNameOf, pathParamName, readFields } from './fields';
 import type { PendingJob } from './poller';
+import { isToolCall } from './tool';
 
 /** The parameter that says where a list comes from: `combos` → `combosSource`. */
 export const sourceParameter = (key: string) => `${key}Source`;
@@ -152,7 +153,8 @@ export async function listFromItems<T>(
 	prepare: (itemIndex: number, values: IDataObject) => Promise<T>,
 ): Promise<ItemList<T> | undefined> {
 	const found = listField(e);
-	if (!found || ctx.getNode().typeVersion < INPUT_SOURCES_VERSION) return undefined;
+	if (!found || ctx.getNode().typeVersion < INPUT_SOURCES_VERSION || isToolCall(ctx))
+		return undefined;
 	const [key, field] = found;
 	if (ctx.getNodeParameter(sourceParameter(key), 0, 'json') !== 'items') return undefined;
 	const source = `Source for ${field.displayName ?? key}: Input Items`;

@@ -927,7 +927,9 @@ export interface N8nOwner {
 
 /**
  * Creates the instance owner of a fresh home (`POST /rest/owner/setup`, what the editor's first
- * page does) and returns the session cookie, for REST calls and for the editor in a browser.
+ * page does) and returns the session cookie, for REST calls and for the editor in a browser. A
+ * home whose owner was set up by an earlier `n8n start` ("Instance owner already setup") is
+ * signed in to instead (`POST /rest/login`, the same email and password).
  */
 export async function setupOwner(
 	n8n: Pick<N8nInstance, 'url'>,
@@ -939,11 +941,18 @@ export async function setupOwner(
 		firstName: owner.firstName ?? 'E2E',
 		lastName: owner.lastName ?? 'Owner',
 	};
-	const res = await fetch(`${n8n.url}/rest/owner/setup`, {
+	let res = await fetch(`${n8n.url}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
 	});
+	if (res.status === 400 && /already setup/i.test(await res.clone().text())) {
+		res = await fetch(`${n8n.url}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: body.email, password: body.password }),
+		});
+	}
 	if (res.status !== 200) throw new Error(`owner setup: HTTP ${res.status} ${await res.text()}`);
 	const cookie = res.headers
 		.getSetCookie()
