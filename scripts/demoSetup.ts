@@ -8,7 +8,7 @@
  * The real n8n is driven by test/e2e/n8n.ts (see docs/n8n-runtime.md).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -56,8 +56,25 @@ export interface Example {
 	workflow: N8nWorkflow & { id: string; name: string };
 	/** Node types of this package the example uses */
 	packageNodeTypes: string[];
-	/** 'trigger': starts from the MediaGen Trigger, runs in `n8n start`; 'manual': `n8n execute` */
-	kind: 'manual' | 'trigger';
+	/**
+	 * 'trigger': starts from the MediaGen Trigger, runs in `n8n start`; 'manual': `n8n execute`;
+	 * 'pair': one of two examples that run together in `n8n start` (EXAMPLE_PAIRS)
+	 */
+	kind: 'manual' | 'trigger' | 'pair';
+}
+
+/**
+ * Examples that run as a pair, in one `n8n start`: a trigger example that finishes the jobs
+ * (the key) and the manual example that starts them, one per row of a sheet
+ * (runExamplePair).
+ */
+export const EXAMPLE_PAIRS: Record<string, string> = {
+	'long-jobs-finish.json': 'long-jobs-start.json',
+};
+
+/** The pair an example file belongs to, as [finishing file, starting file]. */
+export function pairOf(file: string): [string, string] | undefined {
+	return Object.entries(EXAMPLE_PAIRS).find(([finish, start]) => file === finish || file === start);
 }
 
 export function loadExamples(dir = EXAMPLES_DIR): Example[] {
@@ -70,7 +87,8 @@ export function loadExamples(dir = EXAMPLES_DIR): Example[] {
 			) as Example['workflow'];
 			const types = workflow.nodes.map((n) => String(n.type));
 			const packageNodeTypes = [...new Set(types.filter((t) => t.startsWith(`${PACKAGE_NAME}.`)))];
-			const kind = types.includes(`${PACKAGE_NAME}.mediaGenTrigger`) ? 'trigger' : 'manual';
+			const trigger = types.includes(`${PACKAGE_NAME}.mediaGenTrigger`);
+			const kind = pairOf(file) ? 'pair' : trigger ? 'trigger' : 'manual';
 			return { file, workflow, packageNodeTypes, kind };
 		});
 }
@@ -330,6 +348,20 @@ export interface ExampleResult {
 	execution?: ExecuteResult;
 }
 
+/** An example's result before it has run (failed until it proves otherwise), or skipped. */
+function resultOf(ex: Example, status: 'failed' | 'skipped' = 'failed', reason?: string) {
+	const result: ExampleResult = {
+		file: ex.file,
+		name: ex.workflow.name,
+		status,
+		seconds: 0,
+		assetIds: [],
+		files: [],
+	};
+	if (reason) result.reason = reason;
+	return result;
+}
+
 /** Asset ids in this package's node outputs: `outputs[].asset_id`, `files[].asset_id`, uploads. */
 export function assetIdsOf(wf: N8nWorkflow, runData: ExecuteResult['runData']): string[] {
 	const ids = new Set<string>();
@@ -462,6 +494,42 @@ async function until<T>(
 	}
 }
 
+/** An execution as n8n's REST API lists it (times as ISO strings). */
+export interface Execution {
+	id: string;
+	status: string;
+	mode?: string;
+	startedAt?: string;
+	stoppedAt?: string;
+}
+
+/** The executions n8n recorded for a workflow (its REST API, as the editor lists them). */
+async function listExecutions(n8n: N8nInstance, cookie: string, workflowId: string) {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const r = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, { headers: { cookie } });
+	const body = (await r.json()) as { data: { results: Execution[] } };
+	return body.data.results.map(({ id, status, mode, startedAt, stoppedAt }) => ({
+		id,
+		status,
+		mode,
+		startedAt,
+		stoppedAt,
+	}));
+}
+
+/** Deactivates (unpublishes) a workflow through n8n's REST API, as the editor's toggle does. */
+async function deactivateWorkflow(n8n: N8nInstance, cookie: string, id: string): Promise<void> {
+	const deact = await fetch(`${n8n.url}/rest/workflows/${id}/deactivate`, {
+		method: 'POST',
+		headers: { cookie, 'content-type': 'application/json' },
+		body: '{}',
+	});
+	if (!deact.ok) throw new Error(`deactivate: HTTP ${deact.status} ${await deact.text()}`);
+}
+
+/** Whether an execution has ended (n8n's statuses of one still going: new, running, waiting). */
+const ended = (e: Execution) => !['new', 'running', 'waiting'].includes(e.status);
+
 /**
  * Runs a trigger example the way users run it: the workflow is published, `n8n start` activates
  * it (automatic registration creates an endpoint at the sandbox), a generation is started
@@ -484,14 +552,7 @@ export async function runTriggerExample(
 	if (!running) await publishWorkflow(home, id);
 	let n8n: N8nInstance | undefined = running?.n8n;
 	const out: TriggerRun = {
-		result: {
-			file: ex.file,
-			name: ex.workflow.name,
-			status: 'failed',
-			seconds: 0,
-			assetIds: [],
-			files: [],
-		},
+		result: resultOf(ex),
 		endpointsWhileActive: 0,
 		endpointsAfterDeactivation: -1,
 		executions: [],
@@ -510,31 +571,25 @@ export async function runTriggerExample(
 		);
 		out.endpointsWhileActive = active.length;
 		const owner = await setupOwner(n8n);
-		const listExecutions = async () => {
-			const filter = encodeURIComponent(JSON.stringify({ workflowId: id }));
-			const r = await fetch(`${n8n!.url}/rest/executions?filter=${filter}`, {
-				headers: { cookie: owner.cookie },
-			});
-			const body = (await r.json()) as {
-				data: { results: Array<{ id: string; status: string; mode?: string }> };
-			};
-			return body.data.results.map((e) => ({ id: e.id, status: e.status, mode: e.mode }));
-		};
+		const executions = () => listExecutions(n8n!, owner.cookie, id);
 		// executions from before (events of earlier generations, in a shared sandbox) do not count
-		const earlier = new Set((await listExecutions()).map((e) => e.id));
+		const earlier = new Set((await executions()).map((e) => e.id));
 		const gen = await api<{ id: string }>(sandbox, 'POST', '/generations', {
 			modelId: 'flux-pro',
 			tool: 'image',
 			prompt: 'A lighthouse on a cliff at dusk (started through the API, stored by the trigger)',
 		});
 		out.executions = await until('an execution of the trigger workflow', 90_000, async () => {
-			const list = (await listExecutions()).filter((e) => !earlier.has(e.id));
-			return list.some((e) => !['new', 'running', 'waiting'].includes(e.status)) ? list : undefined;
+			const list = (await executions()).filter((e) => !earlier.has(e.id));
+			return list.some(ended) ? list : undefined;
 		});
-		out.deliveryStatuses = sandbox.control.deliveries().map((d) => d.responseStatus);
+		// this endpoint's deliveries (an earlier example's trigger may have had its own)
+		const delivered = () =>
+			sandbox.control.deliveries().filter((d) => d.webhookId === active[0].id);
+		out.deliveryStatuses = delivered().map((d) => d.responseStatus);
 		const done = out.executions.find((e) => e.status === 'success');
 		// a request that is not signed with the endpoint's secret is refused and starts nothing
-		const beforeForged = (await listExecutions()).length;
+		const beforeForged = (await executions()).length;
 		out.executionsBeforeForged = beforeForged;
 		const forged = await fetch(active[0].url, {
 			method: 'POST',
@@ -548,9 +603,9 @@ export async function runTriggerExample(
 		});
 		out.forgedRequestStatus = forged.status;
 		await new Promise((r) => setTimeout(r, 1000));
-		const afterForged = await listExecutions();
+		const afterForged = await executions();
 		out.executionsAfterForged = afterForged.length;
-		const signed = sandbox.control.deliveries().find((d) => d.responseStatus === 200);
+		const signed = delivered().find((d) => d.responseStatus === 200);
 		if (signed) {
 			const resend = (body: string) =>
 				fetch(active[0].url, {
@@ -564,16 +619,10 @@ export async function runTriggerExample(
 			out.octetStream = {
 				resentStatus,
 				tamperedStatus,
-				executionsAfter: (await listExecutions()).length,
+				executionsAfter: (await executions()).length,
 			};
 		}
-		// deactivate (unpublish) through the REST API, as the editor's toggle does
-		const deact = await fetch(`${n8n.url}/rest/workflows/${id}/deactivate`, {
-			method: 'POST',
-			headers: { cookie: owner.cookie, 'content-type': 'application/json' },
-			body: '{}',
-		});
-		if (!deact.ok) throw new Error(`deactivate: HTTP ${deact.status} ${await deact.text()}`);
+		await deactivateWorkflow(n8n, owner.cookie, id);
 		out.endpointsAfterDeactivation = await until('the endpoint to be deleted', 30_000, async () => {
 			const eps = await endpointsAt(sandbox, origin);
 			return eps.length === 0 ? 0 : undefined;
@@ -613,21 +662,234 @@ export async function runTriggerExample(
 	return out;
 }
 
+/** A generation as the sandbox lists it (the fields a pair run looks at). */
+export interface GenerationRecord {
+	id: string;
+	status: string;
+	credits_charged: number;
+	outputs: Array<{ asset_id: string; kind: string }>;
+	context: Record<string, unknown>;
+	created_at: string;
+	completed_at: string | null;
+}
+
+/** One row of the sheet a pair's starter reads, and what came back for it. */
+export interface PairRow {
+	/** The row's reference (the first column of the sheet) */
+	reference: string;
+	/** The generation whose context holds this reference */
+	generation?: GenerationRecord;
+	/** The outcome the finishing workflow recorded (`demo-output/long-jobs-<reference>.json`) */
+	outcome?: Record<string, unknown>;
+	/** The file it saved for a completed job (`demo-output/long-jobs-<reference>.<ext>`) */
+	videoFile?: string;
+}
+
+export interface PairRun {
+	start: ExampleResult;
+	finish: ExampleResult;
+	rows: PairRow[];
+	/** The starter's execution, run in `n8n start` as the editor's Execute Workflow runs it */
+	starterExecution?: Execution;
+	/** Executions of the finishing workflow (one per event) */
+	executions: Execution[];
+	endpointsWhileActive: number;
+	endpointsAfterDeactivation: number;
+}
+
+/** The first column of every data row of a CSV file (the pair's references). */
+function firstColumn(file: string): string[] {
+	return readFileSync(file, 'utf8')
+		.split(/\r?\n/)
+		.slice(1)
+		.map((line) => line.split(',')[0].trim())
+		.filter(Boolean);
+}
+
+/**
+ * Runs a pair of examples the way users run it (examples/long-jobs-*.json): the finishing
+ * workflow is published and `n8n start` activates it (its trigger registers at the sandbox);
+ * the starting workflow is run in the same n8n through its REST API, as the editor's *Execute
+ * Workflow* does (`POST /rest/workflows/:id/run`): it starts one job per row of its sheet
+ * without waiting, each row's reference in the job's `context`. The sandbox then delivers each
+ * job's `generation.completed` or `generation.failed` event; the finishing workflow gets the
+ * reference back and records the outcome. Then the finishing workflow is deactivated and n8n
+ * stops. `starter` replaces the starting workflow (imported under its id before n8n starts).
+ */
+export async function runExamplePair(
+	ctx: DemoContext,
+	finish: Example,
+	start: Example,
+	opts: { starter?: N8nWorkflow; timeoutMs?: number } = {},
+): Promise<PairRun> {
+	const t0 = Date.now();
+	const { home, sandbox } = ctx;
+	const out: PairRun = {
+		start: resultOf(start),
+		finish: resultOf(finish),
+		rows: [],
+		executions: [],
+		endpointsWhileActive: 0,
+		endpointsAfterDeactivation: -1,
+	};
+	const starter = opts.starter ?? start.workflow;
+	const read = starter.nodes.find((n) => n.type === 'n8n-nodes-base.readWriteFile');
+	const sheet = String((read?.parameters as { fileSelector?: string } | undefined)?.fileSelector);
+	const references = firstColumn(path.resolve(home.cwd, sheet));
+	const manual = starter.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger');
+	const outcomeFile = (ref: string) => path.join(ctx.outputDir, `long-jobs-${ref}.json`);
+	for (const f of readdirSync(ctx.outputDir).filter((f) => f.startsWith('long-jobs-')))
+		rmSync(path.join(ctx.outputDir, f));
+	let n8n: N8nInstance | undefined;
+	try {
+		if (opts.starter) await importWorkflows(home, [opts.starter]);
+		await publishWorkflow(home, finish.workflow.id);
+		n8n = await startN8n(home);
+		const active = await until('the trigger to register its endpoint', 60_000, async () => {
+			const eps = await endpointsAt(sandbox, n8n!.url);
+			return eps.length > 0 ? eps : undefined;
+		});
+		out.endpointsWhileActive = active.length;
+		const { cookie } = await setupOwner(n8n);
+		const rest = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
+			const r = await fetch(`${n8n!.url}/rest${route}`, {
+				method,
+				headers: { cookie, 'content-type': 'application/json' },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+			if (!r.ok) throw new Error(`${method} /rest${route}: HTTP ${r.status} ${await r.text()}`);
+			return ((await r.json()) as { data: T }).data;
+		};
+		const earlier = new Set(
+			(await listExecutions(n8n, cookie, finish.workflow.id)).map((e) => e.id),
+		);
+		const since = new Date().toISOString();
+
+		// the starter, as the editor's Execute Workflow runs it (n8n 1.x needs the workflow too)
+		const workflowData = await rest<N8nWorkflow>('GET', `/workflows/${start.workflow.id}`);
+		await rest('POST', `/workflows/${start.workflow.id}/run`, {
+			workflowData,
+			triggerToStartFrom: { name: String(manual?.name) },
+		});
+		out.starterExecution = await until('the starter to end', 120_000, async () =>
+			(await listExecutions(n8n!, cookie, start.workflow.id)).find(ended),
+		);
+
+		// its jobs: one per row, found by the reference in their context
+		const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
+		const ours = async () => {
+			const list = await api<{ data: GenerationRecord[] }>(
+				sandbox,
+				'GET',
+				'/generations?status=all&limit=100',
+			);
+			return list.data.filter(
+				(g) => g.created_at >= since && references.includes(String(g.context?.reference)),
+			);
+		};
+		const settled = await until('every job to end', timeoutMs, async () => {
+			const list = await ours();
+			const done = list.filter((g) => ['completed', 'failed', 'cancelled'].includes(g.status));
+			return list.length >= references.length && done.length === list.length ? list : undefined;
+		}).catch(() => ours());
+		// one execution per event; every row's outcome recorded
+		out.executions = await until('an outcome for every row', timeoutMs, async () => {
+			const list = (await listExecutions(n8n!, cookie, finish.workflow.id)).filter(
+				(e) => !earlier.has(e.id),
+			);
+			const allRecorded = references.every((ref) => existsSync(outcomeFile(ref)));
+			return list.length >= settled.length && list.every(ended) && allRecorded ? list : undefined;
+		}).catch(() => listExecutions(n8n!, cookie, finish.workflow.id));
+		const files = readdirSync(ctx.outputDir);
+		out.rows = references.map((reference) => {
+			const file = outcomeFile(reference);
+			const video = files.find(
+				(f) => f.startsWith(`long-jobs-${reference}.`) && !f.endsWith('.json'),
+			);
+			return {
+				reference,
+				generation: settled.find((g) => g.context?.reference === reference),
+				outcome: existsSync(file)
+					? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
+					: undefined,
+				videoFile: video ? path.join(ctx.outputDir, video) : undefined,
+			};
+		});
+
+		await deactivateWorkflow(n8n, cookie, finish.workflow.id);
+		out.endpointsAfterDeactivation = await until('the endpoint to be deleted', 30_000, async () => {
+			const eps = await endpointsAt(sandbox, n8n!.url);
+			return eps.length === 0 ? 0 : undefined;
+		}).catch(async () => (await endpointsAt(sandbox, n8n!.url)).length);
+
+		// what each example did, and whether it did what it should
+		const jobs = out.rows.map((r) => r.generation).filter((g) => g !== undefined);
+		if (out.starterExecution.status !== 'success')
+			out.start.reason = `the starter's execution: ${out.starterExecution.status}`;
+		else if (jobs.length !== references.length || settled.length !== references.length)
+			out.start.reason = `${settled.length} jobs for ${references.length} rows`;
+		else out.start.status = 'ok';
+		out.finish.assetIds = jobs.flatMap((g) => g.outputs.map((o) => o.asset_id));
+		out.finish.files = out.rows
+			.flatMap((r) => [r.outcome ? outcomeFile(r.reference) : '', r.videoFile ?? ''])
+			.filter(Boolean)
+			.map((f) => path.relative(home.cwd, f));
+		const wrong = out.rows.filter((r) => {
+			const o = r.outcome;
+			const g = r.generation;
+			const completed = g?.status === 'completed';
+			return (
+				!g ||
+				o?.reference !== r.reference ||
+				o.generationId !== g.id ||
+				o.status !== g.status ||
+				completed !== (r.videoFile !== undefined && statSync(r.videoFile).size > 0)
+			);
+		});
+		if (wrong.length)
+			out.finish.reason = `rows without their outcome: ${wrong.map((r) => `${r.reference} (${JSON.stringify(r.outcome ?? null)})`).join('; ')}`;
+		else if (!out.executions.every((e) => e.status === 'success'))
+			out.finish.reason = `executions: ${out.executions.map((e) => e.status).join(', ')}`;
+		else if (out.endpointsAfterDeactivation !== 0)
+			out.finish.reason = `${out.endpointsAfterDeactivation} endpoint(s) left after deactivation`;
+		else out.finish.status = 'ok';
+	} catch (e) {
+		out.start.reason ??= (e as Error).message;
+		out.finish.reason ??= (e as Error).message;
+	} finally {
+		await n8n?.stop();
+		out.start.seconds = out.finish.seconds = (Date.now() - t0) / 1000;
+	}
+	return out;
+}
+
 /** Runs every example that can run; skipped ones are reported with the reason. */
 export async function runExamples(ctx: DemoContext): Promise<ExampleResult[]> {
 	const results: ExampleResult[] = [];
 	for (const ex of ctx.examples) {
+		if (results.some((r) => r.file === ex.file)) continue; // ran with its pair
+		const pair = pairOf(ex.file);
+		if (pair) {
+			const [finish, start] = pair.map((f) => ctx.examples.find((e) => e.file === f)!);
+			const skip = finish.skip ?? start.skip;
+			if (skip) ctx.log(`▸ ${start.file} and ${finish.file}: skipped (${skip})`);
+			else ctx.log(`▸ ${start.file} and ${finish.file}: running together in n8n start …`);
+			const run = skip ? undefined : await runExamplePair(ctx, finish, start);
+			for (const r of run ? [run.start, run.finish] : []) {
+				ctx.log(
+					`  ${r.file}: ${r.status} (${r.seconds.toFixed(1)} s)${r.reason ? `: ${r.reason}` : ''}`,
+				);
+			}
+			results.push(
+				...(run
+					? [run.start, run.finish]
+					: [start, finish].map((e) => resultOf(e, 'skipped', skip))),
+			);
+			continue;
+		}
 		if (ex.skip) {
 			ctx.log(`▸ ${ex.file}: skipped (${ex.skip})`);
-			results.push({
-				file: ex.file,
-				name: ex.workflow.name,
-				status: 'skipped',
-				seconds: 0,
-				assetIds: [],
-				files: [],
-				reason: ex.skip,
-			});
+			results.push(resultOf(ex, 'skipped', ex.skip));
 			continue;
 		}
 		ctx.log(

@@ -4,7 +4,8 @@
  *
  * Builds and packs the package, installs it into a fresh n8n home (.n8n-home/start), starts the
  * sandbox (http://127.0.0.1:4010/v1, or SANDBOX_PORT), imports the "MediaGen sandbox" credential
- * and the examples, publishes the trigger example (if its node is built), runs `n8n start`,
+ * and the examples, publishes the trigger examples (if their node is built; for the long-jobs pair
+ * its finishing half: run its starter in the editor), runs `n8n start`,
  * creates the owner account and prints the login. Ctrl-C stops n8n and the sandbox.
  * Not used by CI. Environment: N8N_PORT (5678), SANDBOX_PORT (4010), DEMO_TIME_SCALE (0.2),
  * DEMO_NO_BUILD=1 (use dist/ as it is).
@@ -13,7 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 
 import { publishWorkflow, REPO_ROOT, setupOwner, startN8n } from '../test/e2e/n8n';
-import { setupDemo } from './demoSetup';
+import { pairOf, setupDemo } from './demoSetup';
 
 const log = (line: string) => console.log(line);
 
@@ -31,7 +32,10 @@ async function main(): Promise<void> {
 		log,
 	});
 	for (const ex of ctx.examples) {
-		if (ex.kind === 'trigger' && !ex.skip) await publishWorkflow(ctx.home, ex.workflow.id);
+		// the trigger examples, and the finishing half of a pair (run its starter in the editor)
+		const finishing =
+			ex.kind === 'trigger' || (ex.kind === 'pair' && pairOf(ex.file)?.[0] === ex.file);
+		if (finishing && !ex.skip) await publishWorkflow(ctx.home, ex.workflow.id);
 	}
 	log(`▸ n8n start on http://127.0.0.1:${port} …`);
 	const n8n = await startN8n(ctx.home, port);

@@ -481,6 +481,26 @@ export function assetIdsOf(event: IDataObject): string[] {
 	return [];
 }
 
+/**
+ * Include Generation Context: a generation event's data is the 9-field record, without the
+ * generation's `context` (what the workflow that started it put there, e.g. a row's reference).
+ * The option reads the generation (GET /generations/{id}) and adds its context, as it is, to the
+ * output. On a failed read the event is kept: `context` is null and `contextError` says why.
+ */
+async function addGenerationContext(ctx: IWebhookFunctions, item: INodeExecutionData) {
+	const id = String(((item.json.data ?? {}) as IDataObject).id ?? '');
+	try {
+		const record = await mediaGenRequest<IDataObject>(ctx, {
+			method: 'GET',
+			path: `/generations/${encodeURIComponent(id)}`,
+		});
+		item.json.context = (record?.context ?? {}) as IDataObject;
+	} catch (error) {
+		item.json.context = null;
+		item.json.contextError = (error as Error).message;
+	}
+}
+
 function binaryPropertyName(prefix: string, index: number): string {
 	return index === 0 ? prefix : `${prefix}_${index}`;
 }
@@ -597,6 +617,15 @@ const propertiesV1: INodeProperties[] = [
 				default: false,
 				description:
 					'Whether to download the outputs of Generation Completed (and the asset of Export Completed) as binary data, up to 100 MB each (larger files: use MediaGen → Asset → Download after the trigger). The request is answered before the download starts.',
+				displayOptions: { show: { '/registration': ['automatic'] } },
+			},
+			{
+				displayName: 'Include Generation Context',
+				name: 'includeContext',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to add to Generation Completed and Generation Failed events the generation's context (what the workflow that started it put there, e.g. a row's reference), read from MediaGen: the event itself does not carry it. The request is answered before the read.",
 				displayOptions: { show: { '/registration': ['automatic'] } },
 			},
 			{
@@ -770,6 +799,7 @@ abstract class MediaGenTriggerBehaviour {
 			includePings?: boolean;
 			downloadFiles?: boolean;
 			binaryPropertyName?: string;
+			includeContext?: boolean;
 		};
 		const type = String(event.type ?? '');
 		if (type === PING_EVENT_TYPE && !options.includePings)
@@ -794,11 +824,15 @@ abstract class MediaGenTriggerBehaviour {
 			},
 		};
 
-		// 4. files: answer first (the service allows 10 s), then stream them into binary data
+		// 4. the generation's context and files: answer first (the service allows 10 s), then read
+		// the generation and stream the files into binary data
+		const withContext =
+			automatic && options.includeContext === true && type.startsWith('generation.');
 		const assetIds = automatic && options.downloadFiles ? assetIdsOf(event) : [];
-		if (assetIds.length === 0) return { workflowData: [[item]] };
+		if (!withContext && assetIds.length === 0) return { workflowData: [[item]] };
 
 		answer(this, 200, { received: true });
+		if (withContext) await addGenerationContext(this, item);
 		const prefix = (options.binaryPropertyName ?? '').trim() || 'data';
 		const binary: Record<string, IBinaryData> = {};
 		const downloadErrors: IDataObject[] = [];

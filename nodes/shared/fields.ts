@@ -20,6 +20,7 @@ import type {
 	MainOperation,
 } from './catalog/dsl';
 import { idOrigin, locatorProperty, LOCATORS, UUID_REGEX } from './listSearch';
+import { namedValuesOf, namedValuesProperties } from './namedValues';
 import { toolDescription, toolDescriptionProperty } from './tool';
 import { asNodeError } from './transport';
 
@@ -317,7 +318,7 @@ export function endpointProperties(resource: string, e: Endpoint, version = 1): 
 			...fieldProperty(key, f),
 			...(f.required ? { required: true } : {}),
 		};
-		props.push(p);
+		props.push(...(namedValuesProperties(key, f, p, version) ?? [p]));
 		if (f.required) needs.push(needOf(key, f, p.displayName));
 	}
 	if (e.paginate) {
@@ -967,8 +968,11 @@ export function prepareRequest(
 		for (const [key, v] of Object.entries(collected)) {
 			if (!(isBlank(v) && key in derivedValues)) values[key] = v;
 		}
-		for (const [key] of layoutOf(e).top) {
-			values[key] = ctx.getNodeParameter(key, itemIndex, '') as IDataObject[string];
+		for (const [key, f] of layoutOf(e).top) {
+			if (key in derivedValues) continue; // e.g. a list from the input items (itemLists.ts)
+			values[key] =
+				namedValuesOf(ctx, key, f, itemIndex, displayNameOf(key, f)) ??
+				(ctx.getNodeParameter(key, itemIndex, '') as IDataObject[string]);
 		}
 		const labelOf = (key: string, f: Field) => displayNameOf(key, f);
 

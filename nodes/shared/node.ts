@@ -3,7 +3,9 @@
  *
  * Version 1 is the released form: its parameters, types, defaults and display conditions never
  * change (test/surface/<node>@1.json). Version 2 (the default for new nodes) opens on the node's
- * main job and may add parameters and stricter checks of its own; see CHANGELOG.md.
+ * main job and may add parameters and stricter checks of its own; see CHANGELOG.md. Version 3
+ * (MediaGen Ads and MediaGen Influencer only, their default) gives inputs that were JSON only a
+ * source without code (INPUT_SOURCES_VERSION: itemLists.ts, namedValues.ts).
  */
 import type {
 	IExecuteFunctions,
@@ -15,13 +17,15 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { Group, MainOperation } from './catalog/dsl';
+import { INPUT_SOURCES_VERSION } from './catalog/dsl';
 import { catalogProperties } from './fields';
+import { withListSources } from './itemLists';
 import { listSearch } from './listSearch';
 import { executeCatalog } from './router';
 
 /** The node versions of every action node; the newest is the default for new nodes. */
 export const CATALOG_VERSIONS = [1, 2] as const;
-export type CatalogVersion = (typeof CATALOG_VERSIONS)[number];
+export type CatalogVersion = (typeof CATALOG_VERSIONS)[number] | typeof INPUT_SOURCES_VERSION;
 export const LATEST_CATALOG_VERSION: CatalogVersion = 2;
 
 /**
@@ -56,7 +60,7 @@ export function catalogNodeVersion(
 			...base,
 			version,
 			defaults: { name: base.displayName },
-			properties: catalogProperties(groups, version, main),
+			properties: withListSources(catalogProperties(groups, version, main), groups, version),
 		},
 		methods: { listSearch },
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -65,13 +69,16 @@ export function catalogNodeVersion(
 	};
 }
 
-/** Every node version of a catalog node, for VersionedNodeType. */
+/**
+ * Every node version of a catalog node, for VersionedNodeType: CATALOG_VERSIONS, and version 3
+ * for a node whose base description makes it the default (INPUT_SOURCES_VERSION).
+ */
 export function catalogNodeVersions(
 	base: INodeTypeBaseDescription,
 	groups: Group[],
 	main: MainOperation,
 ): Record<number, INodeType> {
-	return Object.fromEntries(
-		CATALOG_VERSIONS.map((v) => [v, catalogNodeVersion(base, groups, v, main)]),
-	);
+	const versions: CatalogVersion[] = [...CATALOG_VERSIONS];
+	if (base.defaultVersion === INPUT_SOURCES_VERSION) versions.push(INPUT_SOURCES_VERSION);
+	return Object.fromEntries(versions.map((v) => [v, catalogNodeVersion(base, groups, v, main)]));
 }

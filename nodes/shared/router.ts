@@ -29,6 +29,7 @@ import {
 	startedJobs,
 	waitForJobs,
 } from './jobs';
+import { answerList, listFromItems, pairWithItems } from './itemLists';
 import { pageOf } from './listSearch';
 import { collectByProvenance, recoverStartedJobs } from './recovery';
 import type { RunIdentity } from './runIdentity';
@@ -232,6 +233,8 @@ interface Plan {
 	req: PreparedRequest;
 	upload?: { propertyName: string };
 	list?: ListSettings;
+	/** One request for these input items, one entry of its list each (itemLists.ts). */
+	items?: number[];
 	job?: {
 		settings: JobSettings;
 		/** Max Credits per Run as set on this item (0: no limit). */
@@ -291,6 +294,7 @@ async function prepareItem(
 	e: Endpoint,
 	i: number,
 	run: RunState,
+	values: IDataObject = {},
 ): Promise<Plan> {
 	if (e.binary === 'upload') {
 		const propertyName = ctx.getNodeParameter('binaryPropertyName', i, 'data') as string;
@@ -302,7 +306,7 @@ async function prepareItem(
 		});
 		return { i, e, req, upload: { propertyName } };
 	}
-	const req = prepareRequest(ctx, e, i);
+	const req = prepareRequest(ctx, e, i, values);
 	const plan: Plan = { i, e, req };
 	if (e.paginate) plan.list = listSettings(ctx, e, i);
 	if (e.idempotent && run.identity) {
@@ -463,7 +467,8 @@ async function sendItem(ctx: IExecuteFunctions, p: Plan, run: RunState): Promise
 		const file = await downloadAssetToBinary(ctx, String(asset.id), { propertyName, itemIndex: i });
 		return [{ json: asset, binary: { [file.propertyName]: file.binary }, pairedItem: { item: i } }];
 	}
-	const items = toItems(await send(ctx, req, i));
+	const answer = await send(ctx, req, i);
+	const items = answerList(ctx, e, answer) ?? toItems(answer);
 	return json(e.notice ? items.map((item) => ({ ...item, notice: e.notice })) : items, i);
 }
 
@@ -654,7 +659,13 @@ export async function executeCatalog(
 		run.identity = identityOf(ctx, await savedExecutionData(ctx), rememberedToken(ctx));
 		rememberToken(ctx, run.identity.token);
 	}
-	for (const [i, e] of endpoints) {
+	// Version 3: a list that comes from the input items makes one request of all of them.
+	const e0 = endpoints.get(0);
+	const fromItems =
+		e0 && (await listFromItems(ctx, e0, (i, values) => prepareItem(ctx, e0, i, run, values)));
+	if (fromItems?.plan) plans.push(fromItems.plan);
+	for (const [i, error] of fromItems?.invalid ?? []) invalid.set(i, error);
+	for (const [i, e] of fromItems ? [] : endpoints) {
 		try {
 			plans.push(await prepareItem(ctx, e, i, run));
 		} catch (error) {
@@ -737,7 +748,7 @@ export async function executeCatalog(
 		plans,
 		(p) => (isPlainRead(p.e) ? READS_IN_FLIGHT : 1),
 		async (p) => {
-			const sent = await sendItem(ctx, p, run);
+			const sent = pairWithItems(await sendItem(ctx, p, run), p.items);
 			if (p.job?.settings.waitForCompletion) {
 				for (const job of sent as PendingJob[]) jobs.push({ job, settings: p.job.settings });
 			} else results[p.i] = sent as INodeExecutionData[];
@@ -756,7 +767,9 @@ export async function executeCatalog(
 			}
 			throw withStartedJobs(asNodeError(ctx, failed.get(first), first), started);
 		}
-		for (const [i, error] of failed) fail(error, i);
+		for (const [i, error] of failed) {
+			for (const j of plans.find((p) => p.i === i)?.items ?? [i]) fail(error, j);
+		}
 	}
 
 	// 4. Wait for every job of the run together, then 5. outputs: one per job, in item order.

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The compatibility matrix: the packed package in another n8n version (and Node) than the
  * primary one, chosen with MEDIAGEN_N8N_VERSION / MEDIAGEN_N8N_NODE (scripts/n8n-runtime.sh
@@ -10,40 +10,17 @@
  * Skipped unless MEDIAGEN_E2E=1 and MEDIAGEN_E2E_MATRIX=1 (`.ci/run` runs it once per entry:
  * `MEDIAGEN_N8N_VERSION=1.123.81 MEDIAGEN_E2E=1 MEDIAGEN_E2E_MATRIX=1 npx jest test/e2e/compat`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-
-import type { DemoContext } from '../../scripts/demoSetup';
-import { loadExamples, setupDemo } from '../../scripts/demoSetup';
-import { e2eEnabled, ensureRuntime, hasBuiltPackage } from './n8n';
-import { expectExampleRuns, expectListedNodesLoaded, PACKED_DIR } from './packageChecks';
-import { e2eDemoOptions, MIN } from './workflows';
+import { loadExamples } from '../../scripts/demoSetup';
+import { e2eEnabled, ensureRuntime } from './n8n';
+import { expectExampleRuns, expectListedNodesLoaded } from './packageChecks';
+import { MIN, useDemoSuite } from './workflows';
 
 const enabled = e2eEnabled && process.env.MEDIAGEN_E2E_MATRIX === '1';
 const describeMatrix = enabled ? describe : describe.skip;
 const entry = `n8n ${process.env.MEDIAGEN_N8N_VERSION ?? '2.40.7'} on Node ${process.env.MEDIAGEN_N8N_NODE ?? '(its default)'}`;
 
 describeMatrix(`compatibility matrix: ${entry}`, () => {
-	let ctx: DemoContext;
-	let workDir: string;
-	const timings: Record<string, number> = {};
-
-	beforeAll(async () => {
-		if (!hasBuiltPackage(PACKED_DIR))
-			throw new Error('dist/ is not built: run `npm run build` first');
-		workDir = mkdtempSync(path.join(tmpdir(), 'mediagen-e2e-compat-'));
-		const t0 = Date.now();
-		ctx = await setupDemo(e2eDemoOptions(workDir));
-		timings.setup = Date.now() - t0;
-	}, 30 * MIN);
-
-	afterAll(async () => {
-		await ctx?.close();
-		if (workDir) rmSync(workDir, { recursive: true, force: true });
-		// eslint-disable-next-line no-console
-		console.log(`[e2e compat ${entry}] timings (ms): ${JSON.stringify(timings)}`);
-	});
+	const suite = useDemoSuite(`e2e compat ${entry}`, 'mediagen-e2e-compat-');
 
 	test('the runtime is the version asked for', async () => {
 		const runtime = await ensureRuntime();
@@ -53,11 +30,12 @@ describeMatrix(`compatibility matrix: ${entry}`, () => {
 		console.log(`[e2e compat] n8n ${runtime.version}, ${runtime.node}`);
 	});
 
-	test('n8n loads every node the package lists', () => expectListedNodesLoaded(ctx));
+	test('n8n loads every node the package lists', () => expectListedNodesLoaded(suite.ctx));
 
 	test.each(loadExamples().map((e) => [e.file] as const))(
 		'example %s',
-		(file) => expectExampleRuns(ctx, file, workDir, timings, `e2e compat ${entry}`),
+		(file) =>
+			expectExampleRuns(suite.ctx, file, suite.workDir, suite.timings, `e2e compat ${entry}`),
 		10 * MIN,
 	);
 });

@@ -950,7 +950,9 @@ export interface N8nOwner {
 
 /**
  * Creates the instance owner of a fresh home (`POST /rest/owner/setup`, what the editor's first
- * page does) and returns the session cookie, for REST calls and for the editor in a browser.
+ * page does) and returns the session cookie, for REST calls and for the editor in a browser. A
+ * home whose owner was set up by an earlier `n8n start` ("Instance owner already setup") is
+ * signed in to instead (`POST /rest/login`, the same email and password).
  */
 export async function setupOwner(
 	n8n: Pick<N8nInstance, 'url'>,
@@ -962,11 +964,18 @@ export async function setupOwner(
 		firstName: owner.firstName ?? 'E2E',
 		lastName: owner.lastName ?? 'Owner',
 	};
-	const res = await fetch(`${n8n.url}/rest/owner/setup`, {
+	let res = await fetch(`${n8n.url}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(body),
 	});
+	if (res.status === 400 && /already setup/i.test(await res.clone().text())) {
+		res = await fetch(`${n8n.url}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: body.email, password: body.password }),
+		});
+	}
 	if (res.status !== 200) throw new Error(`owner setup: HTTP ${res.status} ${await res.text()}`);
 	const cookie = res.headers
 		.getSetCookie()
@@ -992,30 +1001,6 @@ export function restOf(n8n: () => Pick<N8nInstance, 'url'>, owner: () => Pick<N8
 		if (res.status !== 200) throw new Error(`${method} /rest${url}: HTTP ${res.status} ${text}`);
 		return (JSON.parse(text) as { data: T }).data;
 	};
-}
-
-/**
- * A session of the instance owner: set up with the defaults of setupOwner if nobody is, or logged
- * in with them (`POST /rest/login`, what the sign-in page sends) when an earlier step set it up.
- */
-export async function ownerSession(n8n: Pick<N8nInstance, 'url'>): Promise<N8nOwner> {
-	try {
-		return await setupOwner(n8n);
-	} catch {
-		const body = { email: 'owner@example.com', password: 'E2e-password-1' };
-		const res = await fetch(`${n8n.url}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ emailOrLdapLoginId: body.email, ...body }),
-		});
-		if (res.status !== 200) throw new Error(`login: HTTP ${res.status} ${await res.text()}`);
-		const cookie = res.headers
-			.getSetCookie()
-			.map((c) => c.split(';')[0])
-			.filter((c) => c.startsWith('n8n-auth='))
-			.join('; ');
-		return { ...body, firstName: 'E2E', lastName: 'Owner', cookie };
-	}
 }
 
 // ------------------------------------------------------------------------------------

@@ -8,7 +8,13 @@ import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 import type { DemoContext, Example } from '../../scripts/demoSetup';
-import { PACKAGE_NAME, runManualExample, runTriggerExample } from '../../scripts/demoSetup';
+import {
+	PACKAGE_NAME,
+	pairOf,
+	runExamplePair,
+	runManualExample,
+	runTriggerExample,
+} from '../../scripts/demoSetup';
 import { REPO_ROOT } from './n8n';
 
 /** The directory that is packed: the repository, or MEDIAGEN_E2E_PACK_DIR (a changed copy). */
@@ -36,8 +42,9 @@ export function expectListedNodesLoaded(ctx: Pick<DemoContext, 'loaded'>): void 
 /**
  * Runs one example as the demo does and checks it: a manual example succeeds and writes its
  * files; the trigger registers one endpoint, a signed event runs the workflow once, a forged
- * request is refused without an execution, and deactivation leaves no endpoint. An example the
- * built package cannot run is logged as skipped.
+ * request is refused without an execution, and deactivation leaves no endpoint; a pair (the long
+ * jobs) runs together in `n8n start`, every row's outcome recorded with its reference. An example
+ * the built package cannot run is logged as skipped.
  */
 export async function expectExampleRuns(
 	ctx: DemoContext,
@@ -53,7 +60,29 @@ export async function expectExampleRuns(
 		return;
 	}
 	const t0 = Date.now();
-	if (ex.kind === 'trigger') {
+	const pair = pairOf(ex.file);
+	if (pair) {
+		// the two examples run together, in the test of the finishing one
+		if (ex.file !== pair[0]) return;
+		const [finish, start] = pair.map((f) => ctx.examples.find((e) => e.file === f)!);
+		if (start.skip) {
+			// eslint-disable-next-line no-console
+			console.log(`[${label}] example ${start.file} skipped: ${start.skip}`);
+			return;
+		}
+		ctx.sandbox.control.clearDeliveries();
+		const run = await runExamplePair(ctx, finish, start);
+		timings[`${start.file} + ${finish.file}`] = Date.now() - t0;
+		for (const r of [run.start, run.finish])
+			expect({ file: r.file, status: r.status, reason: r.reason }).toEqual({
+				file: r.file,
+				status: 'ok',
+				reason: undefined,
+			});
+		expect(run.endpointsWhileActive).toBe(1);
+		expect(run.rows.length).toBeGreaterThan(0);
+		expect(run.endpointsAfterDeactivation).toBe(0);
+	} else if (ex.kind === 'trigger') {
 		ctx.sandbox.control.clearDeliveries();
 		const run = await runTriggerExample(ctx, ex);
 		timings[ex.file] = Date.now() - t0;

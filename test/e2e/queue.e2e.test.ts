@@ -26,8 +26,8 @@ import {
 	importWorkflows,
 	postgresBinDir,
 	publishWorkflow,
-	ownerSession,
 	redisServerBinary,
+	setupOwner,
 	startN8n,
 	startPostgres,
 	startRedis,
@@ -322,7 +322,7 @@ describeE2E('queue mode: main + worker + webhook process, PostgreSQL and Redis',
 			expect(['crashed', 'error']).toContain(seen.at(-1));
 			expect(creates()).toHaveLength(10);
 			// and n8n's own Retry of it, as the Executions list sends it: no job either
-			const owner = await ownerSession(main!);
+			const owner = await setupOwner(main!);
 			const r = await fetch(`${main!.url}/rest/executions/${executionId}/retry`, {
 				method: 'POST',
 				headers: { cookie: owner.cookie, 'content-type': 'application/json' },

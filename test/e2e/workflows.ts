@@ -1,12 +1,17 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Workflows of the e2e suites (nodes.e2e.test.ts headless, queue.e2e.test.ts in queue mode):
  * the MediaGen node's create/get/list, 404 with and without continue-on-fail, binary in and out,
  * generations waited for. Each starts with a Manual Trigger; `viaWebhook` swaps it for a Webhook.
  */
-import type { SetupOptions } from '../../scripts/demoSetup';
-import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+import type { DemoContext, SetupOptions } from '../../scripts/demoSetup';
+import { SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
 import type { N8nWorkflow } from './n8n';
+import { hasBuiltPackage, REPO_ROOT } from './n8n';
 
 export const MIN = 60_000;
 
@@ -23,6 +28,47 @@ export const e2eDemoOptions = (workDir: string): SetupOptions => ({
 	rateLimitPerMinute: 120,
 	allowHttpWebhooks: true,
 });
+/**
+ * A suite's demo context: setupDemo (e2eDemoOptions) in a temp working directory before the
+ * file's tests, closed and removed after them, with the timings logged under `label`. The
+ * directory that is packed (the repository, or MEDIAGEN_E2E_PACK_DIR) must hold a build.
+ */
+export function useDemoSuite(label: string, workDirPrefix = 'mediagen-e2e-'): DemoSuite {
+	let ctx: DemoContext | undefined;
+	let workDir: string | undefined;
+	const timings: Record<string, number> = {};
+	beforeAll(async () => {
+		if (!hasBuiltPackage(process.env.MEDIAGEN_E2E_PACK_DIR || REPO_ROOT))
+			throw new Error('dist/ is not built: run `npm run build` first');
+		workDir = mkdtempSync(path.join(tmpdir(), workDirPrefix));
+		const t0 = Date.now();
+		ctx = await setupDemo(e2eDemoOptions(workDir));
+		timings.setup = Date.now() - t0;
+	}, 30 * MIN);
+	afterAll(async () => {
+		await ctx?.close();
+		if (workDir) rmSync(workDir, { recursive: true, force: true });
+		// eslint-disable-next-line no-console
+		console.log(`[${label}] timings (ms): ${JSON.stringify(timings)}`);
+	});
+	return {
+		get ctx() {
+			return ctx!;
+		},
+		get workDir() {
+			return workDir!;
+		},
+		timings,
+	};
+}
+
+/** What useDemoSuite gives a suite's tests (set once its beforeAll has run). */
+export interface DemoSuite {
+	readonly ctx: DemoContext;
+	readonly workDir: string;
+	timings: Record<string, number>;
+}
+
 export const MG = 'n8n-nodes-mediagen.mediaGen';
 export const MISSING = '00000000-0000-4000-8000-000000000000';
 

@@ -318,8 +318,12 @@ function parametersOf(
 	fixed?: { slot: Slot; key: string },
 ): INodeParameters {
 	const p: INodeParameters = { resource: op.group.resource, operation: op.e.operation };
-	for (const s of slotsOf(op.e))
+	for (const s of slotsOf(op.e)) {
 		if (s.where !== 'optional') p[s.name] = `={{ $json.v[${JSON.stringify(s.name)}] }}`;
+		// version 3's no-code sources (input items, name/value pairs) are not fuzzed: the JSON is
+		if ((s.f.kind === 'objectList' && s.f.fromItems) || (s.f.kind === 'json' && s.f.namedValues))
+			p[`${s.key}Source`] = 'json';
+	}
 	const fields = { ...op.e.query, ...op.e.body };
 	const collection: INodeParameters = Object.fromEntries(
 		optional.map((key) => [

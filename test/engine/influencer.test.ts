@@ -410,6 +410,82 @@ describe('character preset', () => {
 		const fromPreset = await character({ additionalFields: { presetId: String(elf.id) } });
 		expect(fromPreset).toMatchObject({ type: 'fantasy', attributes: { ears: 'pointed' } });
 	});
+
+	test('version 3: the attributes as name/value pairs on the form (the default), or as JSON', async () => {
+		const v3 = (parameters: INodeParameters, items?: IDataObject[]) =>
+			run(
+				{
+					resource: 'characterPreset',
+					operation: 'create',
+					name: 'Ember',
+					type: 'natural',
+					...parameters,
+				},
+				items,
+				{
+					typeVersion: 3,
+				},
+			);
+		const pairs = (values: Array<{ name: string; value: string }>): INodeParameters => ({
+			attributesFields: { values },
+		});
+		const made = await v3(
+			pairs([
+				{ name: 'hair', value: 'copper curls' },
+				{ name: ' eyes ', value: '={{ $json.eyes }}' },
+				{ name: 'freckles', value: '={{ true }}' },
+			]),
+			[{ eyes: 'green' }],
+		);
+		expect(made.error).toBeUndefined();
+		expect(made.out[0].attributes).toEqual({ hair: 'copper curls', eyes: 'green', freckles: true });
+		const [saved] = (
+			await run({ resource: 'characterPreset', operation: 'getAll', returnAll: true })
+		).out.filter((p) => p.name === 'Ember');
+		expect(saved.attributes).toEqual({ hair: 'copper curls', eyes: 'green', freckles: true });
+
+		// refused before sending, by position or name
+		const before = sb.control.requests({ method: 'POST', path: '/characters/presets$' }).length;
+		const twice = await v3(
+			pairs([
+				{ name: 'hair', value: 'a' },
+				{ name: 'hair', value: 'b' },
+			]),
+		);
+		expect(twice.error?.message).toBe("Attributes: the name 'hair' is given twice");
+		expect(twice.error?.description).toMatch(/^Item 1 of 1\. Nothing was sent to MediaGen/);
+		const nameless = await v3(
+			pairs([
+				{ name: 'hair', value: 'a' },
+				{ name: '', value: 'b' },
+			]),
+		);
+		expect(nameless.error?.message).toBe('Attributes: entry 2 has no name');
+		expect(sb.control.requests({ method: 'POST', path: '/characters/presets$' })).toHaveLength(
+			before,
+		);
+
+		// no pairs: an empty object, as the JSON field's default {} sends
+		const empty = await v3({});
+		expect(empty.out[0].attributes).toEqual({});
+		// Using JSON: the field as in version 2
+		const json = await v3({ attributesSource: 'json', attributes: '{"glow": true}' });
+		expect(json.out[0].attributes).toEqual({ glow: true });
+		// version 2 ignores the pairs: its attributes are the JSON field
+		const v2 = await run(
+			{
+				resource: 'characterPreset',
+				operation: 'create',
+				name: 'Old',
+				type: 'natural',
+				attributes: '{"a": 1}',
+				...pairs([{ name: 'b', value: '2' }]),
+			},
+			[{}],
+			{ typeVersion: 2 },
+		);
+		expect(v2.out[0].attributes).toEqual({ a: 1 });
+	});
 });
 
 describe('full influencer flow', () => {

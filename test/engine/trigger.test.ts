@@ -828,6 +828,103 @@ describe('binary outputs', () => {
 	});
 });
 
+describe("Include Generation Context: the generation's context comes back with its event", () => {
+	const start = (context: IDataObject, params: IDataObject = {}) =>
+		api('POST', '/generations', {
+			modelId: 'sandbox-image',
+			prompt: 'a lighthouse at dusk',
+			params: { sandbox: { durationMs: 20 }, ...params },
+			context,
+		});
+	const reads = (id: string) => sb.control.requests({ method: 'GET', path: `/generations/${id}$` });
+
+	test.each([1, 2, 3])(
+		'version %s: completed and failed events carry the context as it is; the event data is unchanged',
+		async (typeVersion) => {
+			const n8n = await fakeN8n(
+				automatic(['generation.completed', 'generation.failed'], { includeContext: true }),
+				false,
+				sb.keys.pro,
+				{ typeVersion },
+			);
+			await n8n.activate();
+			const context = { reference: 'row-7', sheet: { name: 'Renders', row: 7 } };
+			const done = await start(context);
+			const failed = await start(
+				{ reference: 'row-8' },
+				{ sandbox: { durationMs: 20, fail: 'no' } },
+			);
+			await until(() => n8n.runs.length === 2);
+			const items = n8n.outputs().map((o) => o[0].json);
+			const byId = (id: string) => items.find((i) => (i.data as IDataObject).id === id)!;
+			expect(byId(done.id)).toMatchObject({ type: 'generation.completed', context });
+			expect(byId(failed.id)).toMatchObject({
+				type: 'generation.failed',
+				context: { reference: 'row-8' },
+				data: { status: 'failed', error: { code: 'generation_failed', message: 'no' } },
+			});
+			// the event's data is the 9-field record as signed, without the context
+			expect(Object.keys(byId(done.id).data as IDataObject).sort()).toEqual(
+				[
+					'credits_charged',
+					'error',
+					'id',
+					'mode',
+					'model_id',
+					'outputs',
+					'project_id',
+					'status',
+					'tool',
+				].sort(),
+			);
+			expect(reads(done.id)).toHaveLength(1);
+			expect(reads(failed.id)).toHaveLength(1);
+			// answered before the read, as for downloads
+			for (const r of n8n.requests) expect(r.status).toBe(200);
+		},
+	);
+
+	test('off (the default): no context and no read of the generation', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed']));
+		await n8n.activate();
+		const g = await start({ reference: 'row-1' });
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json).not.toHaveProperty('context');
+		expect(reads(g.id)).toHaveLength(0);
+	});
+
+	test('a generation without context gives {}; a failed read keeps the event and says why', async () => {
+		const n8n = await fakeN8n(automatic(['generation.completed'], { includeContext: true }));
+		await n8n.activate();
+		await generate();
+		await until(() => n8n.runs.length === 1);
+		expect(n8n.outputs()[0][0].json.context).toEqual({});
+
+		sb.control.addFault({
+			kind: 'fail',
+			method: 'GET',
+			path: '/generations/[^/]+$',
+			status: 404,
+			count: 1,
+		});
+		await generate();
+		await until(() => n8n.runs.length === 2);
+		const item = n8n.outputs()[1][0].json;
+		expect(item.context).toBeNull();
+		expect(String(item.contextError)).toMatch(/not found/i);
+		expect(item.data).toMatchObject({ status: 'completed' });
+	});
+
+	test('other events get no context', async () => {
+		const n8n = await fakeN8n(automatic(['export.completed'], { includeContext: true }));
+		await n8n.activate();
+		const asset = sb.control.createLargeAsset({ size: 16, workspace: 'main' });
+		const item = await deliverExport(n8n, asset.id, 'evt_ctx_export');
+		expect(item.json).not.toHaveProperty('context');
+		expect(sb.control.requests({ method: 'GET', path: '/generations' })).toHaveLength(0);
+	});
+});
+
 describe('version 3: manual mode reads its secrets from the MediaGen Webhook Secret credential', () => {
 	const manual = { registration: 'manual' };
 

@@ -1,5 +1,5 @@
-// Forms a no-code user gets right the first time (#15): each node version 2 opens on its main job,
-// every field a user cannot guess has help, and lists speak in words.
+// Forms a no-code user gets right the first time (#15): each node version 2 (and 3, where a node
+// has it) opens on its main job, every field a user cannot guess has help, and lists speak in words.
 import type { INodeProperties, INodeTypeDescription, IVersionedNodeType } from 'n8n-workflow';
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
@@ -35,6 +35,9 @@ const MAIN: Record<string, [string, string]> = {
 	mediaGenAgent: ['session', 'sendMessage'],
 };
 
+/** Nodes whose newest version (the default) is 3: inputs that were JSON only without code (#25). */
+const NEWEST: Record<string, number> = { mediaGenAds: 3, mediaGenInfluencer: 3 };
+
 const DESTRUCTIVE = /^(delete|cancel|reject|archive|remove|discard)/i;
 
 function opensOn(d: INodeTypeDescription): { resource: string; operation: string } {
@@ -69,16 +72,20 @@ function allProperties(props: INodeProperties[]): INodeProperties[] {
 
 describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, node) => {
 	const v1 = node.getNodeType(1).description;
-	const v2 = node.getNodeType(2).description;
+	const newest = node.getNodeType(NEWEST[name] ?? 2).description;
 
-	test('version 2 is the default for new nodes and opens on the main job', () => {
-		expect(node.description.defaultVersion).toBe(2);
-		const { resource, operation } = opensOn(v2);
-		expect([resource, operation]).toEqual(MAIN[name]);
+	test('the newest version is the default for new nodes; versions 2 on open on the main job', () => {
+		expect(node.description.defaultVersion).toBe(NEWEST[name] ?? 2);
+		for (let v = 2; v <= (NEWEST[name] ?? 2); v++) {
+			const { resource, operation } = opensOn(node.getNodeType(v).description);
+			expect([resource, operation]).toEqual(MAIN[name]);
+		}
 	});
 
-	test('no resource of version 2 opens on a destructive operation', () => {
-		for (const p of v2.properties.filter((q) => q.name === 'operation')) {
+	// the checks below are of the newest version, the form a new node gets
+
+	test('no resource of the newest version opens on a destructive operation', () => {
+		for (const p of newest.properties.filter((q) => q.name === 'operation')) {
 			// a resource with nothing but a destructive operation (Agent → Action: Reject) has no choice
 			const values = p.options!.map((o) => String((o as { value: string }).value));
 			if (values.every((v) => DESTRUCTIVE.test(v))) continue;
@@ -97,7 +104,7 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 
 	test("the main operation's required fields are on the first screen, each with help", () => {
 		const [resource, operation] = MAIN[name];
-		const required = v2.properties.filter(
+		const required = newest.properties.filter(
 			(p) => p.required && shownFor(p, { resource, operation }),
 		);
 		for (const p of required) {
@@ -109,7 +116,7 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 	});
 
 	test('lists speak in words: locator placeholders have no internal names', () => {
-		for (const p of allProperties(v2.properties).filter((q) => q.type === 'resourceLocator')) {
+		for (const p of allProperties(newest.properties).filter((q) => q.type === 'resourceLocator')) {
 			for (const mode of p.modes ?? []) {
 				if (mode.placeholder) expect(mode.placeholder).not.toMatch(/[a-z][A-Z]|\.\.\./);
 			}
@@ -123,7 +130,7 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 
 	test('every Model ID, ID and JSON field says what it is', () => {
 		const missing: string[] = [];
-		for (const p of allProperties(v2.properties)) {
+		for (const p of allProperties(newest.properties)) {
 			const text = p.description ?? '';
 			if (/model ?id$/i.test(p.displayName) && !text.includes('model picker'))
 				missing.push(`${p.displayName}: no Model ID help`);
@@ -137,10 +144,10 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 		expect([...new Set(missing)]).toEqual([]);
 	});
 
-	test('version 2 as a tool: one description per operation, for the model (what, how, what it needs)', () => {
+	test('the newest version as a tool: one description per operation, for the model (what, how, what it needs)', () => {
 		const problems: string[] = [];
-		const descriptions = v2.properties.filter((p) => p.name === 'toolDescription');
-		for (const op of v2.properties.filter((p) => p.name === 'operation')) {
+		const descriptions = newest.properties.filter((p) => p.name === 'toolDescription');
+		for (const op of newest.properties.filter((p) => p.name === 'operation')) {
 			const resource = String(op.displayOptions!.show!.resource![0]);
 			for (const o of op.options as Array<{ value: string; name: string }>) {
 				const at = `${resource} → ${o.name}`;
@@ -160,7 +167,7 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 					problems.push(`${at}: not tool-only`);
 				if (!text.startsWith('MediaGen: ')) problems.push(`${at}: ${text}`);
 				if (/binary|by default/i.test(text)) problems.push(`${at}: workflow terms: ${text}`);
-				const required = v2.properties.filter(
+				const required = newest.properties.filter(
 					(p) =>
 						p.required &&
 						p.displayOptions?.show?.resource?.includes(resource) &&

@@ -37,6 +37,12 @@ export type LocatorKind =
 	| 'scene3d'
 	| 'agentSession';
 
+/**
+ * The node version from which inputs that were JSON only have a source without code:
+ * `fromItems`, `namedValues` and `answerList` below (MediaGen Ads and MediaGen Influencer).
+ */
+export const INPUT_SOURCES_VERSION = 3;
+
 interface FieldCommon {
 	required?: boolean;
 	/** The spec's default (`=v`); absent when the spec gives none. */
@@ -94,6 +100,11 @@ export interface JsonField extends FieldCommon {
 	kind: 'json';
 	/** The object's keys are the request body itself (a body the spec gives only as `obj`). */
 	spread?: boolean;
+	/**
+	 * From node version 3 the object can also be typed as name/value pairs on the form, the
+	 * default there (../namedValues.ts): for a flat object of free keys, e.g. builder attributes.
+	 */
+	namedValues?: boolean;
 }
 export interface ObjectField extends FieldCommon {
 	kind: 'object';
@@ -109,6 +120,12 @@ export interface ObjectListField extends FieldCommon {
 	fields: FieldMap;
 	/** As for ObjectField: a JSON array on the form, checked item by item, defaults filled in. */
 	asJson?: boolean;
+	/**
+	 * From node version 3 the list can come from the input items, the default there: each input
+	 * item is one entry (checked field by field), and all of them go into one request
+	 * (../itemLists.ts).
+	 */
+	fromItems?: boolean;
 }
 
 export type Field =
@@ -171,6 +188,12 @@ export interface EndpointBehaviour {
 	 * `credits` there (e.g. a canvas run's expectedCredits). Max Credits reuses that estimate.
 	 */
 	estimateInto?: { path: string; field: string };
+	/**
+	 * From node version 3 the answer's list under this key is the output, one item per entry
+	 * (e.g. the combinations of a matrix preview), instead of one item holding the answer
+	 * (../itemLists.ts).
+	 */
+	answerList?: string;
 }
 
 export interface Endpoint extends EndpointBehaviour {
@@ -336,6 +359,7 @@ export function endpoint(
 		notice: decl.notice,
 		estimateInto: decl.estimateInto,
 		nodeOperation: decl.nodeOperation,
+		answerList: decl.answerList,
 	};
 }
 

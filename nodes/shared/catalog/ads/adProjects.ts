@@ -130,6 +130,7 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 		description:
 			'Expand the creative matrix into every combination of the chosen dimensions and price each one; nothing is charged',
 		path: adProjectId,
+		answerList: 'combinations',
 		body: {
 			languages: strList({ default: [] }),
 			hooks: uuidList({ default: [], description: 'IDs of hook copy items' }),
@@ -166,6 +167,7 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 				{
 					required: true,
 					asJson: true,
+					fromItems: true,
 					displayName: 'Combinations',
 					description:
 						'JSON array of combinations, e.g. some of the combinations a Preview Matrix returned: [{"language": "en", "hook": "<copy ID>", "script": "<copy ID>", "cta": "<copy ID>", "presenter": "none", "style": "ugc", "aspect": "9:16", "duration": 15}]',

@@ -21,6 +21,7 @@ export const characterPresets = group(
 				type: oneOf(CHARACTER_TYPES, { required: true }),
 				attributes: json({
 					required: true,
+					namedValues: true,
 					description: 'Builder attributes as a JSON object, e.g. {"hair": "copper curls"}',
 				}),
 			},
