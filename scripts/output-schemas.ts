@@ -37,6 +37,7 @@ import { MediaGenInfluencer } from '../nodes/MediaGenInfluencer/MediaGenInfluenc
 import { MediaGenTrigger } from '../nodes/MediaGenTrigger/MediaGenTrigger.node.ts';
 import { catalog } from '../nodes/shared/catalog';
 import type { Endpoint } from '../nodes/shared/catalog/dsl';
+import { INPUT_SOURCES_VERSION } from '../nodes/shared/catalog/dsl';
 import { findEndpoint } from '../nodes/shared/router';
 import { simplify } from '../nodes/shared/tool';
 import { RESPONSES, downloadInfo, subtitles, triggerEvent } from './output-schemas/records';
@@ -148,7 +149,7 @@ function recordsOf(answer: JsonSchema): JsonSchema {
 
 function arrayItems(record: JsonSchema, key: string, where: string): JsonSchema {
 	const items = record.properties?.[key]?.items;
-	if (!items) throw new Error(`${where}: the polled record has no array "${key}" of jobs`);
+	if (!items) throw new Error(`${where}: the record has no array "${key}"`);
 	return items;
 }
 
@@ -178,10 +179,18 @@ function simplified(record: JsonSchema, where: string): JsonSchema {
  * The default output item of one operation of a node version, from what its endpoint answers and
  * what the node does with it (nodes/shared/router.ts `sendItem`, jobs.ts `jobOutput`).
  */
-export function operationSchema(e: Endpoint, settings: IDataObject, where: string): JsonSchema {
+export function operationSchema(
+	e: Endpoint,
+	settings: IDataObject,
+	where: string,
+	version = 1,
+): JsonSchema {
 	const answer = () => answerOf(e.method, e.path, where);
 	let item: JsonSchema;
-	if (e.binary === 'upload') {
+	if (e.answerList && version >= INPUT_SOURCES_VERSION) {
+		// itemLists.ts answerList: one output item per entry of that list of the answer
+		item = arrayItems(answer(), e.answerList, where);
+	} else if (e.binary === 'upload') {
 		// binary.ts uploadBinary: the parts are sent, then the upload completed; its asset is the output
 		item = answerOf('POST', '/uploads/{id}/complete', `${where}, the completed upload`);
 	} else if (e.paginate) {
@@ -270,7 +279,12 @@ export function schemaFiles(): SchemaFile[] {
 						version: Number(v),
 						resource,
 						operation,
-						schema: operationSchema(e, defaultsOf(description, resource, operation), where),
+						schema: operationSchema(
+							e,
+							defaultsOf(description, resource, operation),
+							where,
+							Number(v),
+						),
 					});
 				}
 			}

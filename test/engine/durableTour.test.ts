@@ -7,15 +7,10 @@
  * operation of the tour runs as the "crashed" execution, then its retry, with the saved data as
  * n8n 2.x keeps it (resumeToken) and as 1.x keeps it (nothing unique).
  */
-import type { IDataObject, IVersionedNodeType } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
-import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
-import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
-import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
-import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
-import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
 import { catalog } from '../../nodes/shared/catalog';
+import { ACTION_NODES } from '../actionNodes';
 import { client, until } from '../sandbox/helpers';
 import { TestBinarySource } from './binaryData';
 import { chain, NODE_TYPES, retryCrashed, runWorkflow, SavedExecutions } from './harness';
@@ -26,14 +21,12 @@ import { fastJobs, nodeFactory, useSandbox } from './setup';
 jest.setTimeout(300_000);
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
-const NODES: Record<string, IVersionedNodeType> = {
-	mediaGen: new MediaGen(),
-	mediaGenInfluencer: new MediaGenInfluencer(),
-	mediaGenAds: new MediaGenAds(),
-	mediaGenEditor: new MediaGenEditor(),
-	mediaGenCinema: new MediaGenCinema(),
-	mediaGenCanvas: new MediaGenCanvas(),
-};
+/** The nodes that have job operations. */
+const NODES = Object.fromEntries(
+	Object.entries(ACTION_NODES).filter(([node]) =>
+		catalog[node].some((g) => g.endpoints.some((e) => e.job && !e.nodeOperation)),
+	),
+);
 
 const { sb, creds } = useSandbox({
 	timeScale: 0.001,
@@ -79,7 +72,7 @@ describe.each([2, 1] as const)('n8n %i.x saved data', (major) => {
 					);
 				}
 				const workflow = chain(
-					[{}],
+					step.items?.(t) ?? [{}],
 					[
 						...(step.before ?? []),
 						factory('Operation', { resource, operation, ...params }, { typeVersion: 2 }),

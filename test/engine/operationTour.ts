@@ -34,6 +34,8 @@ export interface TourStep {
 	params?: INodeParameters | ((t: TourContext) => INodeParameters | Promise<INodeParameters>);
 	/** Nodes the operation's node follows (e.g. one that makes a binary file); default: none. */
 	before?: TestNode[];
+	/** The input items of the run (default: one empty item). */
+	items?: (t: TourContext) => IDataObject[];
 	/** Keeps the first output item under this name for later steps. */
 	keep?: string;
 	/** Runs after the step (e.g. releases held jobs). */
@@ -392,7 +394,9 @@ const mediaGenAds: TourStep[] = [
 	{ op: 'adProject.previewMatrix', params: (t) => ({ adProjectId: id(t, 'ad') }) },
 	{
 		op: 'adProject.runMatrix',
+		// versions 1 and 2: Combinations as JSON; version 3: from the input items (its default)
 		params: (t) => ({ adProjectId: id(t, 'ad'), combos: JSON.stringify([t.kept.ad.combo]) }),
+		items: (t) => [t.kept.ad.combo as IDataObject],
 	},
 	{
 		op: 'adCopy.generate',

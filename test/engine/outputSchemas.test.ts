@@ -12,22 +12,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Ajv from 'ajv';
-import type { IDataObject, IVersionedNodeType } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
-import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node';
-import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
-import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node';
-import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
-import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
-import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
-import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { catalog } from '../../nodes/shared/catalog';
 import { endpointsOf } from '../../nodes/shared/fields';
-import { CATALOG_VERSIONS } from '../../nodes/shared/node';
 import { ROOT, listedNodes, versionDir } from '../../scripts/output-schemas';
 import type { JsonSchema } from '../../scripts/output-schemas/schema';
+import { ACTION_NODES, versionsOf } from '../actionNodes';
 import { client, until } from '../sandbox/helpers';
 import { TestBinarySource } from './binaryData';
 import { NODE_TYPES } from './harness';
@@ -39,16 +31,7 @@ import { FakeN8n } from './triggerHarness';
 jest.setTimeout(300_000);
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
-const NODES: Record<string, IVersionedNodeType> = {
-	mediaGen: new MediaGen(),
-	mediaGenInfluencer: new MediaGenInfluencer(),
-	mediaGenAds: new MediaGenAds(),
-	mediaGenEditor: new MediaGenEditor(),
-	mediaGenCinema: new MediaGenCinema(),
-	mediaGenCanvas: new MediaGenCanvas(),
-	mediaGen3d: new MediaGen3d(),
-	mediaGenAgent: new MediaGenAgent(),
-};
+const NODES = ACTION_NODES;
 
 const { sb, flow } = useSandbox({
 	timeScale: 0.001,
@@ -101,7 +84,7 @@ describe.each(Object.keys(NODES))('%s', (node) => {
 		expect(TOURS[node].map((s) => s.op).sort()).toEqual(operations.sort());
 	});
 
-	test.each([...CATALOG_VERSIONS].reverse())(
+	test.each([...versionsOf(node)].reverse())(
 		'version %d: every output fits its schema',
 		async (version) => {
 			const t: TourContext = { sb, api: client(sb, sb.keys.pro), kept: {} };
@@ -115,10 +98,13 @@ describe.each(Object.keys(NODES))('%s', (node) => {
 				const [resource, operation] = step.op.split('.');
 				const params =
 					typeof step.params === 'function' ? await step.params(t) : (step.params ?? {});
-				const r = await flow([
-					...(step.before ?? []),
-					factory('Operation', { resource, operation, ...params }, { typeVersion: version }),
-				]);
+				const r = await flow(
+					[
+						...(step.before ?? []),
+						factory('Operation', { resource, operation, ...params }, { typeVersion: version }),
+					],
+					step.items?.(t),
+				);
 				await step.after?.(t);
 				if (r.error) {
 					problems.push(`${step.op}: ${r.error.message} ${r.error.description ?? ''}`);
