@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { LocatorKind } from './catalog/dsl';
-import { mediaGenRequest } from './transport';
+import { listPages } from './pages';
 
 export const UUID_REGEX =
 	'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -159,22 +159,6 @@ export const LOCATORS: Record<LocatorKind, LocatorSource> = {
 	},
 };
 
-export interface ListPage {
-	data?: IDataObject[];
-	nextCursor?: string | number | null;
-}
-
-/** One page of a list endpoint, tolerant of a bare array answer. */
-export function pageOf(response: unknown): { records: IDataObject[]; next?: string | number } {
-	if (Array.isArray(response)) return { records: response as IDataObject[] };
-	const page = (response ?? {}) as ListPage;
-	const next = page.nextCursor;
-	return {
-		records: Array.isArray(page.data) ? page.data : [],
-		next: next === null || next === undefined || next === '' ? undefined : next,
-	};
-}
-
 /** Records per page of an unfiltered list, as shown. */
 const PAGE = 50;
 
@@ -196,13 +180,14 @@ async function search(
 	const scan = !!needle && !source.searchParam;
 	const results: INodeListSearchItems[] = [];
 	let cursor: string | number | undefined = paginationToken || undefined;
-	for (let page = 0; page < (scan ? SCAN.pages : 1); page++) {
-		const qs: IDataObject = { limit: scan ? SCAN.pageSize : PAGE };
-		if (cursor !== undefined) qs.before = cursor;
-		if (needle && source.searchParam) qs[source.searchParam] = filter;
-		const { records, next } = pageOf(
-			await mediaGenRequest(ctx, { method: 'GET', path: source.path, qs }),
-		);
+	const pages = listPages(ctx, {
+		path: source.path,
+		qs: needle && source.searchParam ? { [source.searchParam]: filter } : {},
+		pageSize: scan ? SCAN.pageSize : PAGE,
+		start: cursor,
+		maxPages: scan ? SCAN.pages : 1,
+	});
+	for await (const { records, next } of pages) {
 		for (const r of records) {
 			const item = { name: source.label(r), value: String(r.id) };
 			if (!scan || item.name.toLowerCase().includes(needle)) results.push(item);

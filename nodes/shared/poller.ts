@@ -23,7 +23,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { pageOf } from './listSearch';
+import { pageOf } from './pages';
 import {
 	asNodeError,
 	backoffDelay,

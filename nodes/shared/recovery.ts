@@ -8,7 +8,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Endpoint, RecoverRule } from './catalog/dsl';
 import type { PreparedRequest } from './fields';
-import { pageOf } from './listSearch';
+import { listPages } from './pages';
 import type { Provenance, RunIdentity } from './runIdentity';
 import { fingerprintOf, provenanceIn } from './runIdentity';
 import { asNodeError, mediaGenRequest } from './transport';
@@ -37,33 +37,20 @@ const timeOf = (value: unknown) => {
 	return Number.isFinite(t) ? t : undefined;
 };
 
-/**
- * Records of a list, newest first, down to `since` (or the start of the list), at most
- * RECOVERY.maxPages pages. A repeated cursor ends the walk.
- */
+/** Records of a list, newest first, down to `since` (or its start), at most RECOVERY.maxPages pages. */
 export async function* listRecords(
 	ctx: IExecuteFunctions,
 	path: string,
 	qs: IDataObject,
 	since?: number,
 ): AsyncGenerator<IDataObject> {
-	let before: string | number | undefined;
-	const seen = new Set<string>();
-	for (let page = 0; page < RECOVERY.maxPages; page++) {
-		const response = await mediaGenRequest(ctx, {
-			method: 'GET',
-			path,
-			qs: { ...qs, limit: RECOVERY.pageSize, ...(before !== undefined ? { before } : {}) },
-		});
-		const { records, next } = pageOf(response);
+	const walk = { path, qs, pageSize: RECOVERY.pageSize, maxPages: RECOVERY.maxPages };
+	for await (const { records } of listPages(ctx, walk)) {
 		for (const record of records) {
 			const created = timeOf(record.created_at);
 			if (since !== undefined && created !== undefined && created < since) return;
 			yield record;
 		}
-		if (next === undefined || seen.has(String(next))) return;
-		seen.add(String(next));
-		before = next;
 	}
 }
 

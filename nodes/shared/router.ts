@@ -30,7 +30,7 @@ import {
 	waitForJobs,
 } from './jobs';
 import { answerList, listFromItems, pairWithItems } from './itemLists';
-import { pageOf } from './listSearch';
+import { listPages } from './pages';
 import { collectByProvenance, recoverStartedJobs } from './recovery';
 import type { RunIdentity } from './runIdentity';
 import { identityOf, PROVENANCE_KEY, provenanceOf, savedExecutionData } from './runIdentity';
@@ -162,42 +162,26 @@ export async function walkPages(
 	emit: (record: IDataObject) => void,
 ): Promise<string | number | undefined> {
 	let count = 0;
-	let before = list.startCursor;
-	const seen = new Set<string>();
-	if (before !== undefined) seen.add(String(before));
-	for (;;) {
-		const qs: IDataObject = { ...req.qs, limit: Math.min(PAGE_SIZE, list.max - count) };
-		if (before !== undefined) qs.before = before;
-		const response = await mediaGenRequest(ctx, {
-			method: req.method,
-			path: req.path,
-			qs,
-			itemIndex,
-		});
-		const { records, next } = pageOf(response);
+	const pages = listPages(ctx, {
+		path: req.path,
+		qs: req.qs,
+		pageSize: PAGE_SIZE,
+		max: list.max,
+		start: list.startCursor,
+		itemIndex,
+		onRepeat:
+			'The list repeats itself. Get fewer records with Limit, or page by hand with the Start Cursor option.',
+	});
+	for await (const { records, next, response } of pages) {
 		const extras: IDataObject = {};
 		for (const key of e.listExtras ?? []) extras[key] = (response as IDataObject)?.[key];
-		const room = list.max - count;
-		for (const r of records.length > room ? records.slice(0, room) : records) {
+		for (const r of records.slice(0, list.max - count)) {
 			emit(e.listExtras?.length ? { ...r, ...extras } : r);
 			count++;
 		}
-		if (!records.length || next === undefined) return undefined;
-		if (count >= list.max) return next;
-		if (seen.has(String(next))) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`MediaGen returned the page cursor ${String(next)} a second time, after ${count} records: stopped instead of looping`,
-				{
-					itemIndex,
-					description:
-						'The list repeats itself. Get fewer records with Limit, or page by hand with the Start Cursor option.',
-				},
-			);
-		}
-		seen.add(String(next));
-		before = next;
+		if (count >= list.max && records.length && next !== undefined) return next;
 	}
+	return undefined;
 }
 
 function listSettings(ctx: IExecuteFunctions, e: Endpoint, i: number): ListSettings {
