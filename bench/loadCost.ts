@@ -14,7 +14,7 @@
  * 3. Parameter resolution per item of the largest operation (the catalog endpoint with the most
  *    fields, nested fields included): in-process with n8n-core's engine (test/engine/harness.ts,
  *    WorkflowExecute, real ExecuteContext), a probe node with the same description as the
- *    operation's node runs the package's own `prepareRequest` (nodes/shared/fields.ts: every
+ *    operation's node runs the package's own `prepareRequest` (nodes/shared/fields/request.ts: every
  *    getNodeParameter of the item, validation, request assembly; what the node does for an item
  *    before it sends anything) for 1,000 items with every field set, timed inside the node's
  *    execute; against a baseline of one `getNodeParameter('resource', i)` per item.
@@ -36,12 +36,9 @@ import type {
 import { startSandbox } from '../sandbox';
 import { catalog } from '../nodes/shared/catalog';
 import type { Endpoint, Field, FieldMap, Group } from '../nodes/shared/catalog/dsl';
-import {
-	catalogProperties,
-	optionalCollectionOf,
-	pathParamName,
-	prepareRequest,
-} from '../nodes/shared/fields';
+import { optionalCollectionOf, pathParamName } from '../nodes/shared/fields/names';
+import { catalogProperties } from '../nodes/shared/fields/properties';
+import { prepareRequest } from '../nodes/shared/fields/request';
 import { createN8nHome, startN8n, type N8nHome } from '../test/e2e/n8n';
 import { chain, NODE_TYPES, runWorkflow } from '../test/engine/harness';
 import { fmt, log, machine, median, packBuilt, table } from './lib';

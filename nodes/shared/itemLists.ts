@@ -31,7 +31,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Endpoint, Group, JsonValue, ObjectListField } from './catalog/dsl';
 import { INPUT_SOURCES_VERSION } from './catalog/dsl';
-import { displayNameOf, pathParamName, readFields } from './fields';
+import { displayNameOf, pathParamName } from './fields/names';
+import { readFields } from './fields/validation';
 import type { PendingJob } from './poller';
 import { isToolCall } from './tool';
 

@@ -253,7 +253,7 @@ export function locatorProperty(
 				hint: `The ID of the ${LOCATORS[kind].noun}: the id field of ${LOCATORS[kind].origin}`,
 				// No `validation` regex: n8n runs those through its guarded regex engine (a wall-clock
 				// timeout) at the start of every execution, which fails the run on a busy machine. The
-				// id is checked before any request instead (fields.ts), with the field's name.
+				// id is checked before any request instead (fields/validation.ts), with the field's name.
 			},
 		],
 	};

@@ -3,7 +3,7 @@
  * Character Preset → Create's Attributes): Specify <Field>: Using Fields Below (the default) or
  * Using JSON, the choice n8n's HTTP Request node gives for a body. For a flat object of free keys
  * (builder attributes such as hair: copper curls); a value from an expression keeps its type.
- * The object then goes through the field's own checks (fields.ts), as the JSON would.
+ * The object then goes through the field's own checks (fields/validation.ts), as the JSON would.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -18,7 +18,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { Group, MainOperation } from './catalog/dsl';
 import { INPUT_SOURCES_VERSION } from './catalog/dsl';
-import { catalogProperties } from './fields';
+import { catalogProperties } from './fields/properties';
 import { withListSources } from './itemLists';
 import { listSearch } from './listSearch';
 import { executeCatalog } from './router';

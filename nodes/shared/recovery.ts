@@ -7,7 +7,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Endpoint, RecoverRule } from './catalog/dsl';
-import type { PreparedRequest } from './fields';
+import type { PreparedRequest } from './fields/request';
 import { listPages } from './pages';
 import type { Provenance, RunIdentity } from './runIdentity';
 import { fingerprintOf, provenanceIn } from './runIdentity';

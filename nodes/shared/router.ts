@@ -17,8 +17,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { binaryFileInfo, downloadAssetToBinary, uploadBinary } from './binary';
 import type { Endpoint, Group } from './catalog/dsl';
-import type { PreparedRequest } from './fields';
-import { PAGE_SIZE, prepareRequest } from './fields';
+import type { PreparedRequest } from './fields/request';
+import { prepareRequest } from './fields/request';
 import type { JobSettings, PendingJob, ReturnAs } from './jobs';
 import {
 	checkMaxCredits,
@@ -38,6 +38,9 @@ import type { StartedJobs } from './runMemory';
 import { rememberedToken, rememberToken, startedJobsMemory } from './runMemory';
 import { fileAsLink, isToolCall, simplify, stillRunning, TOOL_MODE } from './tool';
 import { asNodeError, defaultIdempotencyKey, mediaGenRequest } from './transport';
+
+/** Page size used when the node walks a list; the service treats more than 100 as 100. */
+export const PAGE_SIZE = 100;
 
 /** Finds the endpoint of a resource and operation. */
 export function findEndpoint(

@@ -420,9 +420,9 @@ describe('refusals and failures', () => {
 		expect(balance()).toBe(before - 4);
 	});
 
-	// Known gap in nodes/shared/fields.ts: a required list must have at least one entry, while the
+	// Known gap in nodes/shared/fields/validation.ts: a required list must have at least one entry, while the
 	// spec's continuity (`characters: uuid[]*`, `locations: obj[]*`, …) allows empty lists. Passes
-	// once fields.ts accepts empty required lists; until then it is expected to fail.
+	// once validation.ts accepts empty required lists; until then it is expected to fail.
 	test('update accepts a continuity with empty lists', async () => {
 		const p = await newProject();
 		const [updated] = await ok(

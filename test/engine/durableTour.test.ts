@@ -71,13 +71,10 @@ describe.each([2, 1] as const)('n8n %i.x saved data', (major) => {
 						`${step.op}: ${(error as Error).message}; so far: ${problems.join(' | ')}`,
 					);
 				}
-				const workflow = chain(
-					step.items?.(t) ?? [{}],
-					[
-						...(step.before ?? []),
-						factory('Operation', { resource, operation, ...params }, { typeVersion: 2 }),
-					],
-				);
+				const workflow = chain(step.items?.(t) ?? [{}], [
+					...(step.before ?? []),
+					factory('Operation', { resource, operation, ...params }, { typeVersion: 2 }),
+				]);
 				const e = jobs.get(step.op as `${string}.${string}`);
 				const saved = new SavedExecutions();
 				const id = `${node}-${major}-${n++}`;

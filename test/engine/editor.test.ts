@@ -9,7 +9,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { object } from '../../nodes/shared/catalog/dsl';
 import { timelineFields } from '../../nodes/shared/catalog/editor/timeline';
-import { coerce } from '../../nodes/shared/fields';
+import { coerce } from '../../nodes/shared/fields/validation';
 import { openBinary } from './binaryData';
 import { mediaGen } from './harness';
 import { fastJobs, nodeFactory, rl, useSandbox } from './setup';

@@ -31,11 +31,11 @@ import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInflu
 import { catalog } from '../../nodes/shared/catalog';
 import type { Endpoint, Field, Group } from '../../nodes/shared/catalog/dsl';
 import {
-	JSON_LIMITS,
 	displayNameOf,
 	optionalCollectionOf,
 	pathParamName,
-} from '../../nodes/shared/fields';
+} from '../../nodes/shared/fields/names';
+import { JSON_LIMITS } from '../../nodes/shared/fields/validation';
 import { UUID_REGEX } from '../../nodes/shared/listSearch';
 import { sign } from '../../sandbox/hooks';
 import { chain, runWorkflow } from './harness';

@@ -4,7 +4,7 @@
  * is wall-clock, so on a loaded machine it can fire for any pattern, however linear. Our nodes
  * keep every value out of that path: nothing in their descriptions hands n8n a pattern to run
  * (resource locator mode `validation` or `extractValue` regexes, `_cnd.regex` display conditions).
- * Ids are checked by the nodes themselves (fields.ts), before any request.
+ * Ids are checked by the nodes themselves (fields/validation.ts), before any request.
  *
  * The test replaces n8n's engine with one that times out on every call, as the guarded one may
  * under load, and runs real workflows through n8n-core's engine: none of them may reach it.

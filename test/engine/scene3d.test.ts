@@ -162,11 +162,11 @@ describe('3D scene', () => {
 		expect(sb.control.requests()).toHaveLength(0);
 	});
 
-	// Known gaps in nodes/shared/fields.ts. An `obj[]` whose inner fields the spec leaves open
-	// (scene.objects, animation.keys) is declared objectList({}); fields.ts keeps only the declared
+	// Known gaps in nodes/shared/fields/validation.ts. An `obj[]` whose inner fields the spec leaves open
+	// (scene.objects, animation.keys) is declared objectList({}); validation.ts keeps only the declared
 	// keys of each entry, so every object arrives as {}. And a required list must have at least one
 	// entry, while the spec's `objects: obj[]*` allows an empty scene. These tests pass once
-	// fields.ts keeps such entries whole and accepts empty required lists; until then they fail.
+	// validation.ts keeps such entries whole and accepts empty required lists; until then they fail.
 	test('save keeps the content of the scene objects', async () => {
 		const [s] = await ok(scene('create', { name: 'Objects' }));
 		const objects = [{ id: 'box-1', type: 'box', position: [0, 1, 0] }];

@@ -16,13 +16,9 @@ import {
 	uuid,
 	uuidList,
 } from '../../nodes/shared/catalog/dsl';
-import {
-	catalogProperties,
-	coerce,
-	displayNameOf,
-	endpointProperties,
-	FieldError,
-} from '../../nodes/shared/fields';
+import { displayNameOf } from '../../nodes/shared/fields/names';
+import { catalogProperties, endpointProperties } from '../../nodes/shared/fields/properties';
+import { coerce, FieldError } from '../../nodes/shared/fields/validation';
 
 const ok = (f: Field, v: unknown, label = 'Field') => coerce(f, v, label);
 const bad = (f: Field, v: unknown, label = 'Field') => {

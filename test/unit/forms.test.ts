@@ -10,7 +10,7 @@ import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
-import { MODEL_ID_PLACEHOLDER } from '../../nodes/shared/fields';
+import { MODEL_ID_PLACEHOLDER } from '../../nodes/shared/fields/help';
 
 const NODES: IVersionedNodeType[] = [
 	new MediaGen(),

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { catalog } from '../../nodes/shared/catalog';
 import { endpoint, GENERATION_JOB } from '../../nodes/shared/catalog/dsl';
-import { endpointsOf } from '../../nodes/shared/fields';
+import { endpointsOf } from '../../nodes/shared/fields/names';
 import {
 	ROOT,
 	fileText,
