@@ -21,19 +21,14 @@
  * One request, many items: an endpoint declared with `answerList` (Preview Matrix) outputs the
  * answer's list under that key, one item per entry, instead of one item holding the answer.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Endpoint, Group, JsonValue, ObjectListField } from './catalog/dsl';
 import { INPUT_SOURCES_VERSION } from './catalog/dsl';
 import { displayNameOf, pathParamName } from './fields/names';
 import { readFields } from './fields/validation';
-import type { PendingJob } from './poller';
+import type { SendResult } from './behaviours/behaviour';
 import { isToolCall } from './tool';
 
 /** The parameter that says where a list comes from: `combos` → `combosSource`. */
@@ -205,15 +200,16 @@ export async function listFromItems<T>(
  * input items the entries came from: the answer lists its jobs in the order of the list sent.
  * If it lists another number of jobs, each output is paired with all the items.
  */
-export function pairWithItems<S extends INodeExecutionData[] | PendingJob[]>(
-	sent: S,
-	items: number[] | undefined,
-): S {
+export function pairWithItems(sent: SendResult, items: number[] | undefined): SendResult {
 	if (!items) return sent;
-	const byPosition = sent.length === items.length;
-	for (const [k, out] of sent.entries()) {
-		if ('itemIndex' in out) out.itemIndex = byPosition ? items[k] : items[0];
-		else out.pairedItem = byPosition ? { item: items[k] } : items.map((item) => ({ item }));
+	const count = sent.kind === 'items' ? sent.items.length : sent.jobs.length;
+	const byPosition = count === items.length;
+	if (sent.kind === 'jobs') {
+		for (const [k, job] of sent.jobs.entries()) job.itemIndex = byPosition ? items[k] : items[0];
+	} else {
+		for (const [k, out] of sent.items.entries()) {
+			out.pairedItem = byPosition ? { item: items[k] } : items.map((item) => ({ item }));
+		}
 	}
 	return sent;
 }

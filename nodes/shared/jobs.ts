@@ -1,6 +1,6 @@
 /**
- * Jobs: the credits guard (estimate first), waiting for completion (the run's one poller, in
- * poller.ts), and the outputs as binary. Used by every operation whose declaration has `job`.
+ * A job's credits guard (estimate, Max Credits) and its output once finished (the record, its
+ * files as binary or, for a tool, as links). The waiting itself is poller.ts.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -8,9 +8,6 @@ import { NodeOperationError } from 'n8n-workflow';
 import { downloadAssetToBinary } from './binary';
 import { fileAsLink, isToolCall } from './tool';
 import { mediaGenRequest } from './transport';
-
-export type { JobPoll, PendingJob } from './poller';
-export { CANCEL, POLLING, jobPath, nextPollDelay, pendingJob, waitForJobs } from './poller';
 
 export type ReturnAs = 'json' | 'binary' | 'both';
 
@@ -68,16 +65,9 @@ export function startedJobs(response: unknown): IDataObject[] {
 	return [response as IDataObject];
 }
 
-/** The files a finished job made: `outputs` of a generation or run, `assetId` of an export. */
-export function outputsOf(record: IDataObject): Array<{ assetId: string; kind: unknown }> {
-	if (Array.isArray(record.outputs)) {
-		return (record.outputs as IDataObject[]).map((o) => ({
-			assetId: String(o.asset_id ?? o.assetId ?? o.id),
-			kind: o.kind ?? null,
-		}));
-	}
-	const single = record.assetId ?? record.asset_id;
-	return single ? [{ assetId: String(single), kind: record.kind ?? null }] : [];
+/** The asset id of a job's output entry (`{ asset_id, kind }`; `assetId` or `id` in some answers). */
+export function assetIdOf(output: IDataObject): string {
+	return String(output.asset_id ?? output.assetId ?? output.id);
 }
 
 /** Output of a finished job, with its outputs downloaded as binary when asked. */
@@ -89,7 +79,6 @@ export async function jobOutput(
 ): Promise<INodeExecutionData> {
 	if (settings.returnAs === 'json') return { json: record, pairedItem: { item: itemIndex } };
 	const outputs = (Array.isArray(record.outputs) ? record.outputs : []) as IDataObject[];
-	const assetIdOf = (output: IDataObject) => String(output.asset_id ?? output.assetId ?? output.id);
 	if (isToolCall(ctx)) {
 		// a tool's answer cannot carry files: their signed URLs instead
 		const files: IDataObject[] = [];

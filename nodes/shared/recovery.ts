@@ -29,7 +29,7 @@ export const RECOVERY = {
 export interface RecoverablePlan {
 	itemIndex: number;
 	endpoint: Endpoint;
-	req: PreparedRequest;
+	request: PreparedRequest;
 }
 
 const timeOf = (value: unknown) => {
@@ -73,10 +73,10 @@ class GenerationWindow {
 }
 
 /** A value of a rule's template: `{name}` a path parameter, `{body.x}` a body field, or literal. */
-function templateValue(template: string, req: PreparedRequest): unknown {
+function templateValue(template: string, request: PreparedRequest): unknown {
 	const m = /^\{(body\.)?(\w+)\}$/.exec(template);
 	if (!m) return template;
-	return m[1] ? req.body?.[m[2]] : req.params[m[2]];
+	return m[1] ? request.body?.[m[2]] : request.params[m[2]];
 }
 
 /** A dotted field of a record, e.g. `context.adProjectId`. */
@@ -86,9 +86,9 @@ function fieldOf(record: IDataObject, path: string): unknown {
 	return value;
 }
 
-function matches(record: IDataObject, match: Record<string, string>, req: PreparedRequest) {
+function matches(record: IDataObject, match: Record<string, string>, request: PreparedRequest) {
 	return Object.entries(match).every(([path, template]) => {
-		const want = templateValue(template, req);
+		const want = templateValue(template, request);
 		return want === undefined || String(fieldOf(record, path)) === String(want);
 	});
 }
@@ -146,11 +146,11 @@ async function ownProvenance(
 async function foundElsewhere(
 	ctx: IExecuteFunctions,
 	rule: Exclude<RecoverRule, { by: 'provenance' | 'generations' }>,
-	req: PreparedRequest,
+	request: PreparedRequest,
 	since: number | undefined,
 ): Promise<IDataObject[]> {
 	const path = rule.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-		encodeURIComponent(req.params[name] ?? ''),
+		encodeURIComponent(request.params[name] ?? ''),
 	);
 	const after = (at: unknown) => since === undefined || (timeOf(at) ?? Infinity) >= since;
 	try {
@@ -224,15 +224,15 @@ export async function recoverStartedJobs(
 			if (jobs) claim(plan.itemIndex, jobs);
 			continue;
 		}
-		if (plan.endpoint.idempotent && identity.durable && plan.req.idempotencyKey) continue;
+		if (plan.endpoint.idempotent && identity.durable && plan.request.idempotencyKey) continue;
 		let groups: IDataObject[][];
 		if (rule.by === 'generations') {
 			const records = (await generations.all())
-				.filter((r) => matches(r, rule.match, plan.req))
+				.filter((r) => matches(r, rule.match, plan.request))
 				.reverse();
 			groups = groupsOf(records, !!rule.batch);
 		} else {
-			groups = (await foundElsewhere(ctx, rule, plan.req, since)).map((r) => [r]);
+			groups = (await foundElsewhere(ctx, rule, plan.request, since)).map((r) => [r]);
 		}
 		const group = groups.find(unclaimed);
 		if (group) claim(plan.itemIndex, group);

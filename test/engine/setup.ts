@@ -12,7 +12,7 @@ import type {
 	IVersionedNodeType,
 } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/jobs';
+import { POLLING } from '../../nodes/shared/poller';
 import { RETRY } from '../../nodes/shared/transport';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { CANCEL, POLLING } from '../../nodes/shared/jobs';
+import { CANCEL, POLLING } from '../../nodes/shared/poller';
 import { client, until } from '../sandbox/helpers';
 import { chain, mediaGen, startWorkflow } from './harness';
 import { fastJobs, useSandbox } from './setup';

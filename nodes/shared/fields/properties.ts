@@ -1,7 +1,16 @@
 /** Catalog fields and operations as n8n properties: the form of every node version. */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { Endpoint, Field, FieldMap, Group, MainOperation } from '../catalog/dsl';
+import type {
+	Endpoint,
+	Field,
+	FieldMap,
+	Group,
+	MainOperation,
+	ObjectField,
+	ObjectListField,
+} from '../catalog/dsl';
+import { behaviourProperties } from '../behaviours';
 import { locatorProperty } from '../listSearch';
 import { namedValuesProperties } from '../namedValues';
 import { toolDescription, toolDescriptionProperty } from '../tool';
@@ -89,41 +98,38 @@ export function fieldProperty(
 			};
 		case 'object':
 		case 'objectList':
-			if (field.asJson) {
-				return {
-					...base,
-					type: 'json',
-					default: JSON.stringify(
-						field.default ?? (field.kind === 'objectList' ? [] : {}),
-						null,
-						2,
-					),
-				};
-			}
-			if (field.kind === 'object') {
-				// A collection: only the fields the user adds are sent (no defaults sent unasked).
-				return {
-					...base,
-					type: 'collection',
-					placeholder: 'Add Field',
-					default: {},
-					options: sortedProperties(field.fields, false),
-				};
-			}
-			return {
-				...base,
-				type: 'fixedCollection',
-				default: {},
-				typeOptions: { multipleValues: true },
-				options: [
-					{
-						name: 'values',
-						displayName: 'Item',
-						values: sortedProperties(field.fields, true),
-					},
-				],
-			};
+			return objectProperty(base, field);
 	}
+}
+
+/** An object field: JSON on the form, a collection (object) or a fixed collection (a list). */
+function objectProperty(
+	base: Pick<INodeProperties, 'displayName' | 'name' | 'description' | 'placeholder'>,
+	field: ObjectField | ObjectListField,
+): INodeProperties {
+	if (field.asJson) {
+		const empty = field.kind === 'objectList' ? [] : {};
+		return { ...base, type: 'json', default: JSON.stringify(field.default ?? empty, null, 2) };
+	}
+	if (field.kind === 'object') {
+		// A collection: only the fields the user adds are sent (no defaults sent unasked).
+		return {
+			...base,
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: sortedProperties(field.fields, false),
+		};
+	}
+	return {
+		...base,
+		type: 'fixedCollection',
+		default: {},
+		typeOptions: { multipleValues: true },
+		options: [
+			{ name: 'values', displayName: 'Item', values: sortedProperties(field.fields, true) },
+		],
+	};
 }
 
 function sortedProperties(fields: FieldMap, markRequired: boolean): INodeProperties[] {
@@ -154,26 +160,8 @@ export function endpointProperties(resource: string, e: Endpoint, version = 1): 
 		props.push(...(namedValuesProperties(key, f, p, version) ?? [p]));
 		if (f.required) needs.push(needOf(key, f, p.displayName));
 	}
-	if (e.paginate) {
-		props.push(
-			{
-				displayName: 'Return All',
-				name: 'returnAll',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to return all results or only up to a given limit',
-			},
-			{
-				displayName: 'Limit',
-				name: 'limit',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 50,
-				description: 'Max number of results to return',
-				displayOptions: { show: { returnAll: [false] } },
-			},
-		);
-	}
+	const behaviour = behaviourProperties(e);
+	props.push(...behaviour.beforeOptional);
 	const optional = layoutOf(e).optional;
 	if (Object.keys(optional).length) {
 		const { name, displayName } = optionalCollectionOf(e);
@@ -187,7 +175,7 @@ export function endpointProperties(resource: string, e: Endpoint, version = 1): 
 		});
 	}
 	if (version >= 2 && hasLargeRecords(resource, e)) props.push(OUTPUT_PROPERTY);
-	props.push(...behaviourProperties(e));
+	props.push(...behaviour.afterOptional);
 	if (version >= 2) props.push(toolDescriptionProperty(toolDescription(e, needs)));
 	return props.map((p) => ({ ...p, displayOptions: mergeShow(show, p.displayOptions) }));
 }
@@ -217,175 +205,6 @@ const OUTPUT_PROPERTY: INodeProperties = {
 		{ name: 'Raw', value: 'raw', description: 'Every field MediaGen returns' },
 	],
 };
-
-const binaryProperty = (displayName: string, description: string): INodeProperties => ({
-	displayName,
-	name: 'binaryPropertyName',
-	type: 'string',
-	default: 'data',
-	required: true,
-	description,
-});
-
-/** Properties of an operation's behaviour (jobs, binary in and out, idempotency). */
-function behaviourProperties(e: Endpoint): INodeProperties[] {
-	const props: INodeProperties[] = [];
-	const options: INodeProperties[] = [];
-	if (e.binary === 'upload') {
-		props.push(
-			binaryProperty(
-				'Input Binary Field',
-				'Name of the binary property holding the file to upload',
-			),
-		);
-	}
-	if (e.binary === 'resultAsset') {
-		props.push(
-			{
-				displayName: 'Download File',
-				name: 'downloadFile',
-				type: 'boolean',
-				default: true,
-				description: 'Whether to download the resulting file into a binary property',
-			},
-			{
-				...binaryProperty(
-					'Put Output File in Field',
-					'Name of the binary property to write the file to',
-				),
-				displayOptions: { show: { downloadFile: [true] } },
-			},
-		);
-	}
-	if (e.binary === 'download' || e.binary === 'text') {
-		props.push(
-			binaryProperty(
-				'Put Output File in Field',
-				'Name of the binary property to write the file to',
-			),
-		);
-	}
-	if (e.binary === 'download') {
-		options.push({
-			displayName: 'Include Download URL',
-			name: 'includeDownloadUrl',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to put the short-lived signed download URL in the output too',
-		});
-	}
-	const waitsOnly = e.nodeOperation?.kind === 'wait';
-	/** Shown only while the node waits (a Wait operation always does). */
-	const whileWaiting = (show: Record<string, string[]>) =>
-		waitsOnly ? { show } : { show: { waitForCompletion: [true], ...show } };
-	if (e.job && !waitsOnly) {
-		props.push({
-			displayName: 'Wait for Completion',
-			name: 'waitForCompletion',
-			type: 'boolean',
-			default: true,
-			description:
-				'Whether to wait until the job has finished and return its outputs; otherwise return the started job at once',
-		});
-	}
-	if (e.job) {
-		props.push(
-			{
-				displayName: 'Return As',
-				name: 'returnAs',
-				type: 'options',
-				default: 'json',
-				...(waitsOnly ? {} : { displayOptions: whileWaiting({}) }),
-				options: [
-					{ name: 'JSON', value: 'json', description: 'The job record with its output asset IDs' },
-					{
-						name: 'Binary',
-						value: 'binary',
-						description: 'The output files, with a short summary',
-					},
-					{ name: 'Both', value: 'both', description: 'The job record and the output files' },
-				],
-			},
-			{
-				...binaryProperty(
-					'Put Output Files in Field',
-					'Name of the binary property for the first output; further outputs get _1, _2, …',
-				),
-				displayOptions: whileWaiting({ returnAs: ['binary', 'both'] }),
-			},
-		);
-		if (e.job.estimate) {
-			options.push({
-				displayName: 'Max Credits',
-				name: 'maxCredits',
-				type: 'number',
-				default: 0,
-				typeOptions: { minValue: 0, numberPrecision: 0 },
-				description:
-					'Per item: estimate first and refuse the item, without starting or charging anything, when its cost is higher. 0 means no limit.',
-			});
-			options.push({
-				displayName: 'Max Credits per Run',
-				name: 'maxCreditsPerRun',
-				type: 'number',
-				default: 0,
-				typeOptions: { minValue: 0, numberPrecision: 0 },
-				description:
-					'For all items of this run of the node together: every item is estimated before the first job starts, and nothing starts when the total is higher. 0 means no limit.',
-			});
-		}
-		options.push({
-			displayName: 'Timeout (Minutes)',
-			name: 'timeoutMinutes',
-			type: 'number',
-			default: 10,
-			typeOptions: { minValue: 1, maxValue: 1440 },
-			description:
-				"How long each job may run while the node waits, counted from when it leaves MediaGen's queue (time queued behind the run's own jobs does not count). The job keeps running at MediaGen after a timeout and may still be charged; for long jobs consider the MediaGen Trigger.",
-		});
-	}
-	if (e.idempotent) {
-		options.push({
-			displayName: 'Idempotency Key',
-			name: 'idempotencyKey',
-			type: 'string',
-			default: '',
-			description:
-				"At most 120 characters, one per item. By default a key derived from the execution, node, run and item is sent (the same in n8n's Retry of a failed execution), so that retries never start a job twice; set one to control it yourself.",
-		});
-	}
-	if (e.paginate) {
-		options.push(
-			{
-				displayName: 'Start Cursor',
-				name: 'startCursor',
-				type: 'string',
-				default: '',
-				description:
-					'Start after this cursor (the nextCursor of an earlier page) instead of at the newest record',
-			},
-			{
-				displayName: 'Include Next Cursor',
-				name: 'includeNextCursor',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to add nextCursor to every output item: the Start Cursor of the records after the last one returned, null at the end of the list',
-			},
-		);
-	}
-	if (options.length) {
-		props.push({
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: options.sort((a, b) => a.displayName.localeCompare(b.displayName)),
-		});
-	}
-	return props;
-}
 
 function mergeShow(
 	show: { show: Record<string, string[]> },

@@ -1,0 +1,138 @@
+/**
+ * What every operation behaviour (list, job, upload, download, text result, result asset, plain)
+ * is: its form parameters, its prepare step and its send step. docs/architecture.md.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import type { Endpoint } from '../catalog/dsl';
+import type { PreparedRequest } from '../fields/request';
+import { prepareRequest } from '../fields/request';
+import type { JobSettings } from '../jobs';
+import type { PendingJob } from '../poller';
+import type { RunIdentity } from '../runIdentity';
+import type { StartedJobs } from '../runMemory';
+import { mediaGenRequest } from '../transport';
+
+/** What every item of a node run shares: its run index, identity and memory of started jobs. */
+export interface RunState {
+	runIndex: number;
+	identity?: RunIdentity;
+	memory: StartedJobs;
+}
+
+/** Where a list walk starts, how far it goes, and whether the next cursor goes to the output. */
+export interface ListSettings {
+	max: number;
+	startCursor?: string | number;
+	includeNextCursor: boolean;
+}
+
+/** A job operation's item: how it waits, and the jobs known before sending anything. */
+export interface JobPlan {
+	settings: JobSettings;
+	/** Max Credits per Run as set on this item (0: no limit). */
+	maxCreditsPerRun: number;
+	/** The estimate of the guard phase, when one was needed. */
+	estimate?: number;
+	/** Jobs an earlier try of this run started (n8n's Retry), or waited for: not created. */
+	restored?: IDataObject[];
+	/** How `restored` is known: the node context (id and status) or MediaGen (the records). */
+	restoredFrom?: 'memory' | 'mediagen';
+}
+
+/** One item's work, decided in the prepare phase without any request. */
+export interface ItemPlan {
+	itemIndex: number;
+	endpoint: Endpoint;
+	request: PreparedRequest;
+	/** One request for these input items, one entry of its list each (itemLists.ts). */
+	items?: number[];
+	upload?: { propertyName: string };
+	list?: ListSettings;
+	job?: JobPlan;
+}
+
+/** What the send phase gives for an item: its output items, or the jobs to wait for. */
+export type SendResult =
+	| { kind: 'items'; items: INodeExecutionData[] }
+	| { kind: 'jobs'; jobs: PendingJob[] };
+
+/** A behaviour's parameters: on the form before and after the optional fields, and options. */
+export interface BehaviourProperties {
+	beforeOptional?: INodeProperties[];
+	afterOptional?: INodeProperties[];
+	options?: INodeProperties[];
+}
+
+export interface Behaviour {
+	properties(endpoint: Endpoint): BehaviourProperties;
+	/** Reads and checks the item's parameters (`values`: given ones) into its plan. No request. */
+	prepare(
+		ctx: IExecuteFunctions,
+		endpoint: Endpoint,
+		itemIndex: number,
+		run: RunState,
+		values: IDataObject,
+	): Promise<ItemPlan>;
+	/** Sends the item's request(s). */
+	send(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState): Promise<SendResult>;
+}
+
+/** The plan of an item with nothing but its request. */
+export function requestPlan(
+	ctx: IExecuteFunctions,
+	endpoint: Endpoint,
+	itemIndex: number,
+	values: IDataObject,
+): ItemPlan {
+	return { itemIndex, endpoint, request: prepareRequest(ctx, endpoint, itemIndex, values) };
+}
+
+/** JSON records as output items of one input item. */
+export function outputs(records: IDataObject[], itemIndex: number): SendResult {
+	return {
+		kind: 'items',
+		items: records.map((json) => ({ json, pairedItem: { item: itemIndex } })),
+	};
+}
+
+/** Sends an item's prepared request. */
+export async function sendRequest(
+	ctx: IExecuteFunctions,
+	request: PreparedRequest,
+	itemIndex: number,
+): Promise<unknown> {
+	return await mediaGenRequest(ctx, {
+		method: request.method,
+		path: request.path,
+		qs: request.qs,
+		body: request.body,
+		idempotencyKey: request.idempotencyKey,
+		itemIndex,
+	});
+}
+
+/** The item's Options collection (empty when the operation has none). */
+export function optionsOf(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+}
+
+/** The binary property an operation reads a file from or writes files to. */
+export const binaryProperty = (displayName: string, description: string): INodeProperties => ({
+	displayName,
+	name: 'binaryPropertyName',
+	type: 'string',
+	default: 'data',
+	required: true,
+	description,
+});
+
+/** The binary property an item names (`data` by default). */
+export function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
+	return ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
+}

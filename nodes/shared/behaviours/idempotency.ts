@@ -1,0 +1,52 @@
+/**
+ * The Idempotency-Key of a create that takes one: the user's own (the Idempotency Key option),
+ * else derived from the run's identity, node, run and item (the same in n8n's retries).
+ */
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { defaultIdempotencyKey } from '../transport';
+import type { ItemPlan, RunState } from './behaviour';
+import { optionsOf } from './behaviour';
+
+export const IDEMPOTENCY_OPTION: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKey',
+	type: 'string',
+	default: '',
+	description:
+		"At most 120 characters, one per item. By default a key derived from the execution, node, run and item is sent (the same in n8n's Retry of a failed execution), so that retries never start a job twice; set one to control it yourself.",
+};
+
+/** The Idempotency Key option as typed (a number from an expression counts), or ''. */
+function ownIdempotencyKey(ctx: IExecuteFunctions, itemIndex: number): string {
+	const raw = optionsOf(ctx, itemIndex).idempotencyKey;
+	const own = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	if (own.length > 120) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Idempotency Key must be at most 120 characters, got ${own.length}`,
+			{ itemIndex },
+		);
+	}
+	return own;
+}
+
+/** Sets the key of an item's request, where its endpoint takes one. */
+export function addIdempotencyKey(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState): void {
+	const { endpoint, request, itemIndex } = plan;
+	if (!endpoint.idempotent || !run.identity) return;
+	request.idempotencyKey =
+		ownIdempotencyKey(ctx, itemIndex) ||
+		defaultIdempotencyKey({
+			executionId: run.identity.token,
+			nodeId: ctx.getNode().id,
+			runIndex: run.runIndex,
+			itemIndex,
+		});
+	// Where the spec also (or only) names a body key, send the same key there.
+	for (const [key, field] of Object.entries(endpoint.body)) {
+		if (field.derived === 'idempotencyKey' && request.body)
+			request.body[key] = request.idempotencyKey;
+	}
+}

@@ -1,0 +1,251 @@
+/**
+ * Operations that start jobs (Generation → Create and the other job operations), and the node's
+ * own Wait and Collect operations: their form, their keys and provenance, their credits guard,
+ * their create. The waiting is the run's poller (../poller.ts); docs/batches.md.
+ */
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Endpoint } from '../catalog/dsl';
+import type { PreparedRequest } from '../fields/request';
+import type { JobSettings, ReturnAs } from '../jobs';
+import { checkMaxCredits, estimateCredits, startedJobs } from '../jobs';
+import { jobPath, pendingJob } from '../poller';
+import type { CollectQuery } from '../recovery';
+import { collectByProvenance } from '../recovery';
+import { PROVENANCE_KEY, provenanceOf } from '../runIdentity';
+import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
+import { binaryProperty, optionsOf, outputs, requestPlan, sendRequest } from './behaviour';
+
+const isWait = (endpoint: Endpoint) => endpoint.nodeOperation?.kind === 'wait';
+
+// ---------------------------------------------------------------------------------------------
+// The form
+
+function jobProperties(endpoint: Endpoint): BehaviourProperties {
+	const waits = isWait(endpoint);
+	/** Shown only while the node waits (a Wait operation always does). */
+	const whileWaiting = (show: Record<string, string[]>) =>
+		waits ? { show } : { show: { waitForCompletion: [true], ...show } };
+	const afterOptional: INodeProperties[] = [];
+	if (!waits) {
+		afterOptional.push({
+			displayName: 'Wait for Completion',
+			name: 'waitForCompletion',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to wait until the job has finished and return its outputs; otherwise return the started job at once',
+		});
+	}
+	afterOptional.push(
+		{
+			displayName: 'Return As',
+			name: 'returnAs',
+			type: 'options',
+			default: 'json',
+			...(waits ? {} : { displayOptions: whileWaiting({}) }),
+			options: [
+				{ name: 'JSON', value: 'json', description: 'The job record with its output asset IDs' },
+				{ name: 'Binary', value: 'binary', description: 'The output files, with a short summary' },
+				{ name: 'Both', value: 'both', description: 'The job record and the output files' },
+			],
+		},
+		{
+			...binaryProperty(
+				'Put Output Files in Field',
+				'Name of the binary property for the first output; further outputs get _1, _2, …',
+			),
+			displayOptions: whileWaiting({ returnAs: ['binary', 'both'] }),
+		},
+	);
+	return { afterOptional, options: jobOptions(endpoint) };
+}
+
+function jobOptions(endpoint: Endpoint): INodeProperties[] {
+	const options: INodeProperties[] = [];
+	if (endpoint.job?.estimate) {
+		options.push(
+			{
+				displayName: 'Max Credits',
+				name: 'maxCredits',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				description:
+					'Per item: estimate first and refuse the item, without starting or charging anything, when its cost is higher. 0 means no limit.',
+			},
+			{
+				displayName: 'Max Credits per Run',
+				name: 'maxCreditsPerRun',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, numberPrecision: 0 },
+				description:
+					'For all items of this run of the node together: every item is estimated before the first job starts, and nothing starts when the total is higher. 0 means no limit.',
+			},
+		);
+	}
+	options.push({
+		displayName: 'Timeout (Minutes)',
+		name: 'timeoutMinutes',
+		type: 'number',
+		default: 10,
+		typeOptions: { minValue: 1, maxValue: 1440 },
+		description:
+			"How long each job may run while the node waits, counted from when it leaves MediaGen's queue (time queued behind the run's own jobs does not count). The job keeps running at MediaGen after a timeout and may still be charged; for long jobs consider the MediaGen Trigger.",
+	});
+	return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prepare: settings, idempotency key, provenance
+
+function jobSettings(ctx: IExecuteFunctions, itemIndex: number): JobSettings {
+	const opts = optionsOf(ctx, itemIndex);
+	const wait = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
+	const returnAs = (
+		wait ? ctx.getNodeParameter('returnAs', itemIndex, 'json') : 'json'
+	) as ReturnAs;
+	return {
+		waitForCompletion: wait,
+		returnAs,
+		binaryPropertyName:
+			returnAs === 'json'
+				? 'data'
+				: (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string),
+		maxCredits: Number(opts.maxCredits ?? 0),
+		timeoutMinutes: Number(opts.timeoutMinutes ?? 10),
+	};
+}
+
+/** Where the job came from, beside the user's own context fields (a create taking `context`). */
+function addProvenance(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState): void {
+	const { endpoint, request, itemIndex } = plan;
+	const takesContext = !endpoint.nodeOperation && endpoint.body.context?.kind === 'json';
+	if (!takesContext || !request.body || !run.identity) return;
+	const own = (request.body.context ?? {}) as IDataObject;
+	request.body.context = {
+		...own,
+		[PROVENANCE_KEY]: { ...provenanceOf(ctx, run.identity, run.runIndex, itemIndex) },
+	};
+}
+
+/** The id of the job a Wait operation waits for: its path parameter or field `jobId`. */
+function waitedJob(endpoint: Endpoint, request: PreparedRequest): IDataObject[] {
+	const name = endpoint.nodeOperation?.jobId ?? 'id';
+	return [{ id: String(request.params[name] ?? request.qs[name]), status: 'queued' }];
+}
+
+/** Generation → Collect's query, checked before anything is sent. */
+function collectQueryOf(
+	ctx: IExecuteFunctions,
+	request: PreparedRequest,
+	itemIndex: number,
+): CollectQuery {
+	const text = (key: string) => String(request.qs[key] ?? '').trim();
+	const query = {
+		executionId: text('executionId'),
+		workflowId: text('workflowId'),
+		node: text('node'),
+		hours: Number(request.qs.hours ?? 24),
+	};
+	if (!query.executionId && !query.workflowId) {
+		throw new NodeOperationError(ctx.getNode(), 'Execution ID or Workflow ID is needed', {
+			itemIndex,
+			description:
+				'Give the ID of the n8n execution whose generations to collect (as the Executions list shows it), or a workflow ID (and a node name). Nothing was sent to MediaGen.',
+		});
+	}
+	return query;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guard: the estimates a run needs before anything is created
+
+/** Whether the guard phase must estimate this item before anything is created. */
+export function needsEstimate(plan: ItemPlan, runLimit: number): boolean {
+	const { endpoint, request, job } = plan;
+	if (!job || job.restored) return false;
+	const intoEmpty =
+		!!endpoint.estimateInto && request.body?.[endpoint.estimateInto.field] === undefined;
+	return intoEmpty || (!!endpoint.job?.estimate && (job.settings.maxCredits > 0 || runLimit > 0));
+}
+
+/**
+ * One item's estimates (free), sent before the run creates anything: a canvas run's
+ * confirmation (`estimateInto`, written into the body) and, where Max Credits or Max Credits per
+ * Run is set, the job's cost (kept in `plan.job.estimate`); Max Credits checked.
+ */
+export async function guard(ctx: IExecuteFunctions, plan: ItemPlan, runLimit: number) {
+	const { endpoint, request, itemIndex, job } = plan;
+	const into = endpoint.estimateInto;
+	let estimated: number | undefined;
+	if (into && request.body && request.body[into.field] === undefined) {
+		const path = jobPath(into.path, '', request.params);
+		estimated = await estimateCredits(ctx, path, {}, itemIndex);
+		request.body[into.field] = estimated;
+	}
+	const estimatePath = endpoint.job?.estimate;
+	if (!job || !estimatePath || (job.settings.maxCredits <= 0 && runLimit <= 0)) return;
+	job.estimate =
+		estimated !== undefined && estimatePath === into?.path
+			? estimated
+			: await estimateCredits(
+					ctx,
+					jobPath(estimatePath, '', request.params),
+					request.body,
+					itemIndex,
+				);
+	const max = job.settings.maxCredits;
+	if (max > 0) checkMaxCredits(ctx, job.estimate, max, itemIndex);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The behaviour
+
+export const job: Behaviour = {
+	properties: jobProperties,
+	async prepare(ctx, endpoint, itemIndex, run, values) {
+		const plan = requestPlan(ctx, endpoint, itemIndex, values);
+		addProvenance(ctx, plan, run);
+		if (endpoint.nodeOperation?.kind === 'collect') collectQueryOf(ctx, plan.request, itemIndex);
+		const waits = isWait(endpoint);
+		const remembered = waits ? undefined : run.memory.of(itemIndex);
+		const settings = jobSettings(ctx, itemIndex);
+		plan.job = {
+			settings: waits ? { ...settings, waitForCompletion: true } : settings,
+			maxCreditsPerRun: Number(optionsOf(ctx, itemIndex).maxCreditsPerRun ?? 0),
+			restored: waits ? waitedJob(endpoint, plan.request) : remembered,
+			restoredFrom: waits || remembered ? 'memory' : undefined,
+		};
+		return plan;
+	},
+	async send(ctx, plan, run) {
+		const { endpoint, request, itemIndex } = plan;
+		const { settings, restored, restoredFrom } = plan.job ?? {};
+		let started: IDataObject[];
+		if (endpoint.nodeOperation?.kind === 'collect') {
+			started = await collectByProvenance(ctx, collectQueryOf(ctx, request, itemIndex));
+		} else if (restored) started = restored;
+		else {
+			// remembered for n8n's Retry as soon as MediaGen answers
+			started = startedJobs(await sendRequest(ctx, request, itemIndex));
+			run.memory.add(itemIndex, started, !settings?.waitForCompletion);
+		}
+		if (!settings?.waitForCompletion || !endpoint.job) return outputs(started, itemIndex);
+		const poll = { ...endpoint.job, path: endpoint.job.poll };
+		const timeout = settings.timeoutMinutes;
+		const jobs = started.map((record) =>
+			pendingJob(
+				itemIndex,
+				// the node context keeps only id and status: read the whole record first
+				restoredFrom === 'memory' ? { id: record.id, status: 'queued' } : record,
+				poll,
+				request.params,
+				timeout,
+			),
+		);
+		return { kind: 'jobs', jobs };
+	},
+};
