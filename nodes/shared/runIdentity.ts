@@ -3,7 +3,7 @@
  * read from what n8n has saved of the execution (so that a retry of a crashed execution, which n8n
  * starts from that saved data, finds the same identity). docs/batches.md gives the n8n facts.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
 
@@ -112,7 +112,8 @@ export function identityOf(
 		const token = hash(`mediagen-run|${ctx.getWorkflow().id ?? ''}|${anchor}`).slice(0, 32);
 		return { token, durable: true, since, fingerprint };
 	}
-	return { token: ctx.getExecutionId(), durable: false, since, fingerprint };
+	// no execution id (a tool called outside a saved execution): a token of this run alone
+	return { token: ctx.getExecutionId() || randomUUID(), durable: false, since, fingerprint };
 }
 
 /** The provenance a job started by this node, run and item carries in its `context`. */
