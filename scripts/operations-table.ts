@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
- * Writes the README's operations table from the catalog, between the markers
+ * Writes the operations table (docs/operations.md) from the catalog, between the markers
  * `<!-- operations:start -->` and `<!-- operations:end -->`.
- * `tsx scripts/operations-table.ts` rewrites README.md; `--check` exits 1 when it is stale.
+ * `tsx scripts/operations-table.ts` rewrites the file; `--check` exits 1 when it is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +22,9 @@ const NODE_NAMES: Record<string, string> = {
 
 const START = '<!-- operations:start -->';
 const END = '<!-- operations:end -->';
+
+/** The page that holds the table, from the repository root. */
+export const OPERATIONS_PAGE = 'docs/operations.md';
 
 export function operationsTable(): string {
 	const lines: string[] = [];
@@ -60,16 +63,23 @@ export function operationsTable(): string {
 	return lines.join('\n');
 }
 
+/** The page's text with the table between its markers replaced by the catalog's. */
+export function withOperationsTable(page: string): string {
+	const start = page.indexOf(START);
+	const end = page.indexOf(END);
+	if (start < 0 || end < start) throw new Error(`${OPERATIONS_PAGE} lacks the operations markers`);
+	return `${page.slice(0, start + START.length)}\n\n${operationsTable()}\n${page.slice(end)}`;
+}
+
 function main() {
-	const path = join(__dirname, '..', 'README.md');
-	const readme = readFileSync(path, 'utf8');
-	const start = readme.indexOf(START);
-	const end = readme.indexOf(END);
-	if (start < 0 || end < start) throw new Error('README.md lacks the operations markers');
-	const next = `${readme.slice(0, start + START.length)}\n\n${operationsTable()}\n${readme.slice(end)}`;
+	const path = join(__dirname, '..', OPERATIONS_PAGE);
+	const page = readFileSync(path, 'utf8');
+	const next = withOperationsTable(page);
 	if (process.argv.includes('--check')) {
-		if (next !== readme) {
-			process.stderr.write('README.md operations table is stale: run npm run docs:operations\n');
+		if (next !== page) {
+			process.stderr.write(
+				`${OPERATIONS_PAGE}: the operations table is stale: run npm run docs:operations\n`,
+			);
 			process.exit(1);
 		}
 		return;

@@ -1,17 +1,185 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The README is a front page (at most 250 lines) and docs/ holds the rest: the operations table
+// is the catalog's, the manual install is the command the e2e suite runs, and every relative link
+// and every repository path the pages name leads to something that exists in the repository.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
-import { operationsTable } from '../../scripts/operations-table';
+import {
+	OPERATIONS_PAGE,
+	operationsTable,
+	withOperationsTable,
+} from '../../scripts/operations-table';
 import { MANUAL_INSTALL_FLAGS, NODES_NPMRC_LINE } from '../e2e/n8n';
 
-test('the README operations table is generated from the catalog and up to date', () => {
-	const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-	expect(readme).toContain(operationsTable());
+const ROOT = resolve(__dirname, '../..');
+const README = 'README.md';
+const MAX_README_LINES = 250;
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+function markdownUnder(dir: string): string[] {
+	return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+		const file = `${dir}/${entry.name}`;
+		if (entry.isDirectory()) return markdownUnder(file);
+		return entry.name.endsWith('.md') ? [file] : [];
+	});
+}
+
+/**
+ * The README, every page under docs/, and the READMEs of the folders it links to (examples,
+ * benchmarks, sandbox); paths from the repository root.
+ */
+const PAGES = [
+	README,
+	...markdownUnder('docs'),
+	'examples/README.md',
+	'bench/README.md',
+	'sandbox/README.md',
+];
+
+/** A page's text without fenced code blocks (their brackets are code, not links or headings). */
+function prose(text: string): string {
+	return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
+/** The anchors GitHub gives a page's headings (github-slugger: lower case, punctuation dropped). */
+function anchors(text: string): Set<string> {
+	const seen = new Map<string, number>();
+	const result = new Set<string>();
+	for (const [, heading] of prose(text).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+		const base = heading
+			.toLowerCase()
+			.replace(/[^\p{L}\p{N}\p{M}\p{Pc}\- ]/gu, '')
+			.replace(/ /g, '-');
+		const count = seen.get(base) ?? 0;
+		seen.set(base, count + 1);
+		result.add(count ? `${base}-${count}` : base);
+	}
+	return result;
+}
+
+/** The targets of a page's inline links and images, `[text](target)`, outside code. */
+function linkTargets(text: string): string[] {
+	const withoutCode = prose(text).replace(/`[^`\n]*`/g, '');
+	return [...withoutCode.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
+}
+
+/** What is wrong with a relative link of `page`, or undefined when it leads somewhere real. */
+function brokenLink(page: string, target: string): string | undefined {
+	if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined; // https:, mailto:
+	if (target.startsWith('/')) return 'absolute path: GitHub resolves links relative to the file';
+	const [pathPart, anchor] = target.split('#', 2);
+	const file = pathPart
+		? resolve(ROOT, dirname(page), decodeURIComponent(pathPart))
+		: join(ROOT, page);
+	const inRepo = relative(ROOT, file);
+	if (inRepo.startsWith('..') || inRepo.split(sep).includes('node_modules')) {
+		return 'points outside the repository';
+	}
+	if (!existsSync(file)) return 'no such file';
+	if (anchor !== undefined && file.endsWith('.md') && statSync(file).isFile()) {
+		if (!anchors(readFileSync(file, 'utf8')).has(anchor)) return `no heading #${anchor}`;
+	}
+	return undefined;
+}
+
+/**
+ * Folders whose files the pages name as evidence (tests, benchmarks, scripts, ...). Under nodes/
+ * only this package's own folders: docs/output-schemas.md also names files of n8n-nodes-base.
+ */
+const REPO_PATH =
+	/^(?:test|bench|scripts|nodes\/(?:shared|MediaGen\w*)|credentials|sandbox|examples|docs|spec|\.ci|\.github)\/[^\s<>*{}]+$/;
+
+/** Repository paths named in code spans (`test/e2e/crash.e2e.test.ts`), outside code blocks. */
+function namedPaths(text: string): string[] {
+	return [...prose(text).matchAll(/`([^`\n]+)`/g)]
+		.map((m) => m[1])
+		.filter((span) => REPO_PATH.test(span));
+}
+
+/** A named path exists as a file or folder, or as a jest path pattern (`test/e2e/compat`). */
+function pathExists(path: string): boolean {
+	const full = join(ROOT, path);
+	if (existsSync(full)) return true;
+	const dir = dirname(full);
+	const prefix = full.slice(dir.length + 1);
+	return existsSync(dir) && readdirSync(dir).some((name) => name.startsWith(`${prefix}.`));
+}
+
+test('the operations table (docs/operations.md) is generated from the catalog and up to date', () => {
+	const page = read(OPERATIONS_PAGE);
+	expect(page).toContain(operationsTable());
+	// what `npm run docs:operations -- --check` checks: rewriting the page changes nothing
+	expect(withOperationsTable(page)).toBe(page);
+	expect(read(README)).toContain(`(${OPERATIONS_PAGE})`);
 });
 
 test("the README's manual install is the command the e2e suite checks (one n8n-workflow)", () => {
-	const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+	const readme = read(README);
 	expect(readme).toContain(`npm install n8n-nodes-mediagen ${MANUAL_INSTALL_FLAGS.join(' ')}\n`);
 	expect(readme).toContain(`echo "${NODES_NPMRC_LINE}" >> .npmrc\n`);
+});
+
+test(`the README is a front page of at most ${MAX_README_LINES} lines`, () => {
+	const lines = read(README).replace(/\n$/, '').split('\n').length;
+	expect(lines).toBeLessThanOrEqual(MAX_README_LINES);
+});
+
+/**
+ * Looks at every item `items` finds on every page; returns what `problem` says is wrong
+ * (`page: (item): problem`) and how many items were looked at.
+ */
+function survey(
+	items: (text: string) => string[],
+	problem: (page: string, item: string) => string | undefined,
+): { problems: string[]; looked: number } {
+	const problems: string[] = [];
+	let looked = 0;
+	for (const page of PAGES) {
+		for (const item of items(read(page))) {
+			looked++;
+			const why = problem(page, item);
+			if (why) problems.push(`${page}: (${item}): ${why}`);
+		}
+	}
+	return { problems, looked };
+}
+
+test('every relative link of the README and docs/ (and the folder READMEs) leads to a file (and heading) in the repository', () => {
+	const { problems, looked } = survey(linkTargets, brokenLink);
+	expect(problems).toEqual([]);
+	expect(looked).toBeGreaterThan(PAGES.length); // the link parser found the links
+});
+
+test('every repository path the README and docs/ (and the folder READMEs) name (tests, benchmarks, scripts) exists', () => {
+	const { problems, looked } = survey(namedPaths, (_page, path) =>
+		pathExists(path) ? undefined : 'no such file or folder',
+	);
+	expect(problems).toEqual([]);
+	expect(looked).toBeGreaterThan(50); // the parser found the test and benchmark references
+});
+
+test('the link checks catch what they are for', () => {
+	expect(brokenLink('docs/x.md', 'behaviour.md')).toBeUndefined();
+	expect(brokenLink('docs/x.md', 'docs/behaviour.md')).toBe('no such file');
+	expect(brokenLink('docs/x.md', '../README.md#credentials')).toBeUndefined();
+	expect(brokenLink('docs/x.md', '../README.md#no-such-heading')).toBe(
+		'no heading #no-such-heading',
+	);
+	expect(brokenLink('README.md', '../shared/spec/1-core-platform-webhooks.md')).toBe(
+		'points outside the repository',
+	);
+	expect(brokenLink('README.md', '/docs/behaviour.md')).toMatch(/^absolute path/);
+	expect(linkTargets('[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n![d](e.png "t")')).toEqual([
+		'x.md',
+		'e.png',
+	]);
+	expect([...anchors("# A `b` → c\n## n8n's Retry, also\n## A b c")]).toEqual([
+		'a-b--c',
+		'n8ns-retry-also',
+		'a-b-c',
+	]);
+	expect(pathExists('test/e2e/compat')).toBe(true);
+	expect(pathExists('test/e2e/nothing.e2e.test.ts')).toBe(false);
 });
