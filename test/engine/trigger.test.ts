@@ -10,12 +10,10 @@ import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
-import {
-	EVENT_TYPES,
-	MediaGenTrigger,
-	SECRET_REPAIR,
-	TRIGGER_DOWNLOADS,
-} from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
+import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { EVENT_TYPES } from '../../nodes/MediaGenTrigger/properties';
+import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { useSandbox } from './setup';
 import { FakeN8n, type ReceivedRequest } from './triggerHarness';
 
