@@ -6,6 +6,7 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { listPages } from '../shared/pages';
 import { asNodeError, mediaGenRequest } from '../shared/transport';
 import { isValidSecret } from '../shared/webhookSignature';
 import type { Slot } from './slots';
@@ -51,23 +52,12 @@ function activationSlot(ctx: IHookFunctions, url: string): Slot {
 	return hookSlot(ctx, url) ?? slotOf(ctx);
 }
 
-/** Every endpoint of the workspace (GET /webhooks, following the cursor). */
+/** Every endpoint of the workspace (GET /webhooks, all pages). */
 async function listEndpoints(ctx: IHookFunctions): Promise<RemoteEndpoint[]> {
 	const endpoints: RemoteEndpoint[] = [];
-	let before: string | undefined;
-	for (let page = 0; page < 100; page++) {
-		const response = await mediaGenRequest<{
-			data?: RemoteEndpoint[];
-			nextCursor?: string | null;
-		}>(ctx, {
-			method: 'GET',
-			path: '/webhooks',
-			qs: before ? { limit: 100, before } : { limit: 100 },
-		});
-		endpoints.push(...(response.data ?? []));
-		if (!response.nextCursor) break;
-		before = String(response.nextCursor);
-	}
+	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100 });
+	for await (const { records } of pages)
+		endpoints.push(...(records as unknown as RemoteEndpoint[]));
 	return endpoints;
 }
 

@@ -82,6 +82,18 @@ async function endpoints(): Promise<Endpoint[]> {
 	return ((await api('GET', '/webhooks?limit=100')) as { data: Endpoint[] }).data;
 }
 
+/** Every endpoint of the workspace, all pages of GET /webhooks. */
+async function allEndpoints(): Promise<Endpoint[]> {
+	const all: Endpoint[] = [];
+	let page = await api('GET', '/webhooks?limit=100');
+	all.push(...page.data);
+	while (page.nextCursor) {
+		page = await api('GET', `/webhooks?limit=100&before=${encodeURIComponent(page.nextCursor)}`);
+		all.push(...page.data);
+	}
+	return all;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
@@ -351,6 +363,30 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect(list.map((e) => e.id)).toContain(other.id);
 		await n8n.deactivate();
 		expect((await endpoints()).map((e) => e.id)).toEqual([other.id]);
+	});
+
+	test('the endpoint lookup reads every page of GET /webhooks (100 a page)', async () => {
+		const n8n = await fakeN8n(automatic());
+		const addOthers = async (count: number) => {
+			for (let i = 0; i < count; i++)
+				await api('POST', '/webhooks', { url: `https://hooks.example.com/${i}`, events: ['*'] });
+		};
+		const ours = async () =>
+			(await allEndpoints()).filter((e) => e.url === n8n.productionUrl).map((e) => e.id);
+		// a stray at the node's URL, then 150 newer endpoints: the stray is on the second page
+		const stray = await api('POST', '/webhooks', { url: n8n.productionUrl, events: ['*'] });
+		await addOthers(150);
+		await n8n.activate();
+		const registered = String(stored(n8n)?.id);
+		expect(registered).not.toBe(stray.id);
+		expect(await ours()).toEqual([registered]);
+		// the registered endpoint moves to the second page: a restart still finds and keeps it
+		await addOthers(150);
+		await n8n.activate();
+		expect(stored(n8n)?.id).toBe(registered);
+		expect(await ours()).toEqual([registered]);
+		await n8n.deactivate();
+		expect(await ours()).toEqual([]);
 	});
 
 	test('a failed deletion keeps the id; the next activation and deactivation clean up', async () => {
