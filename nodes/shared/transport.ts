@@ -20,6 +20,8 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { insecureUrlProblem } from './urlPolicy';
 
 export const CREDENTIAL = 'mediaGenApi';
+/** The credential holding the MediaGen Trigger's manual-mode signing secrets (node version 3). */
+export const WEBHOOK_SECRET_CREDENTIAL = 'mediaGenWebhookSecretApi';
 
 export type MediaGenContext =
 	| IExecuteFunctions

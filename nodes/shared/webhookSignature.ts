@@ -1,12 +1,7 @@
 /**
- * Standard Webhooks signatures (https://www.standardwebhooks.com), as the service uses them
- * (spec doc 1, "Events"): the signed content is `webhook-id.webhook-timestamp.rawBody`, the key is
- * the base64 decoding of the secret after `whsec_`, the signature is base64 HMAC-SHA256, the header
- * holds one or more space-separated `v1,<signature>` entries, and timestamps more than 300 s away
- * from now are refused.
- *
- * Pure functions and one small class, `node:crypto` only. Nothing here ever puts the secret (or
- * the expected signature) into a return value, a reason or an error message.
+ * Standard Webhooks signatures as MediaGen uses them (https://www.standardwebhooks.com; the format
+ * in docs/trigger-internals.md, Signatures): verify, sign, and a bounded cache of seen ids.
+ * `node:crypto` only; nothing here ever returns or says the secret or the expected signature.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

@@ -10,12 +10,10 @@ import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
-import {
-	EVENT_TYPES,
-	MediaGenTrigger,
-	SECRET_REPAIR,
-	TRIGGER_DOWNLOADS,
-} from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
+import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { EVENT_TYPES } from '../../nodes/MediaGenTrigger/properties';
+import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { useSandbox } from './setup';
 import { FakeN8n, type ReceivedRequest } from './triggerHarness';
 
@@ -82,6 +80,18 @@ interface Endpoint {
 
 async function endpoints(): Promise<Endpoint[]> {
 	return ((await api('GET', '/webhooks?limit=100')) as { data: Endpoint[] }).data;
+}
+
+/** Every endpoint of the workspace, all pages of GET /webhooks. */
+async function allEndpoints(): Promise<Endpoint[]> {
+	const all: Endpoint[] = [];
+	let page = await api('GET', '/webhooks?limit=100');
+	all.push(...page.data);
+	while (page.nextCursor) {
+		page = await api('GET', `/webhooks?limit=100&before=${encodeURIComponent(page.nextCursor)}`);
+		all.push(...page.data);
+	}
+	return all;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -353,6 +363,30 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect(list.map((e) => e.id)).toContain(other.id);
 		await n8n.deactivate();
 		expect((await endpoints()).map((e) => e.id)).toEqual([other.id]);
+	});
+
+	test('the endpoint lookup reads every page of GET /webhooks (100 a page)', async () => {
+		const n8n = await fakeN8n(automatic());
+		const addOthers = async (count: number) => {
+			for (let i = 0; i < count; i++)
+				await api('POST', '/webhooks', { url: `https://hooks.example.com/${i}`, events: ['*'] });
+		};
+		const ours = async () =>
+			(await allEndpoints()).filter((e) => e.url === n8n.productionUrl).map((e) => e.id);
+		// a stray at the node's URL, then 150 newer endpoints: the stray is on the second page
+		const stray = await api('POST', '/webhooks', { url: n8n.productionUrl, events: ['*'] });
+		await addOthers(150);
+		await n8n.activate();
+		const registered = String(stored(n8n)?.id);
+		expect(registered).not.toBe(stray.id);
+		expect(await ours()).toEqual([registered]);
+		// the registered endpoint moves to the second page: a restart still finds and keeps it
+		await addOthers(150);
+		await n8n.activate();
+		expect(stored(n8n)?.id).toBe(registered);
+		expect(await ours()).toEqual([registered]);
+		await n8n.deactivate();
+		expect(await ours()).toEqual([]);
 	});
 
 	test('a failed deletion keeps the id; the next activation and deactivation clean up', async () => {
