@@ -73,7 +73,9 @@ export function measure(): { files: Sized[]; functions: Sized[] } {
 }
 
 function main() {
-	const top = process.argv.includes('--top') ? Number(process.argv[process.argv.indexOf('--top') + 1]) : 0;
+	const top = process.argv.includes('--top')
+		? Number(process.argv[process.argv.indexOf('--top') + 1])
+		: 0;
 	const { files, functions } = measure();
 	const show = (list: Sized[], limit: number, what: string) => {
 		const picked = top ? list.slice(0, top) : list.filter((x) => x.lines > limit);

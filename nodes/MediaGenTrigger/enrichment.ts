@@ -6,6 +6,7 @@
 import type { IBinaryData, IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { downloadAssetToBinary } from '../shared/binary';
+import { assetIdIn } from '../shared/jobs';
 import { mediaGenRequest } from '../shared/transport';
 import type { TriggerOptions } from './properties';
 
@@ -25,15 +26,12 @@ export function assetIdsOf(event: IDataObject): string[] {
 	const data = (event.data ?? {}) as IDataObject;
 	if (event.type === 'generation.completed') {
 		const outputs = Array.isArray(data.outputs) ? (data.outputs as IDataObject[]) : [];
-		return outputs
-			.map((output) => output?.asset_id ?? output?.assetId)
-			.filter((id): id is string => typeof id === 'string' && id.length > 0);
+		return outputs.map(assetIdIn).filter((id): id is string => id !== undefined);
 	}
 	if (event.type === 'export.completed') {
 		// the spec says the event "includes the new asset id"; its field name is not shown
-		const output = (data.output ?? {}) as IDataObject;
-		const id = data.asset_id ?? data.assetId ?? output.asset_id ?? output.assetId;
-		return typeof id === 'string' && id ? [id] : [];
+		const id = assetIdIn(data) ?? assetIdIn(data.output as IDataObject | undefined);
+		return id ? [id] : [];
 	}
 	return [];
 }

@@ -65,9 +65,15 @@ export function startedJobs(response: unknown): IDataObject[] {
 	return [response as IDataObject];
 }
 
-/** The asset id of a job's output entry (`{ asset_id, kind }`; `assetId` or `id` in some answers). */
+/** The asset id an output entry or event names (`asset_id`; `assetId` in some answers). */
+export function assetIdIn(entry: IDataObject | undefined): string | undefined {
+	const id = entry?.asset_id ?? entry?.assetId;
+	return typeof id === 'string' && id ? id : undefined;
+}
+
+/** The asset id of a job's output entry (`{ asset_id, kind }`, else its `id`). */
 export function assetIdOf(output: IDataObject): string {
-	return String(output.asset_id ?? output.assetId ?? output.id);
+	return assetIdIn(output) ?? String(output.asset_id ?? output.assetId ?? output.id);
 }
 
 /** Output of a finished job, with its outputs downloaded as binary when asked. */

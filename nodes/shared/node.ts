@@ -22,6 +22,7 @@ import { catalogProperties } from './fields/properties';
 import { withListSources } from './itemLists';
 import { listSearch } from './listSearch';
 import { executeCatalog } from './router';
+import { CREDENTIAL } from './transport';
 
 /** The node versions of every action node; the newest is the default for new nodes. */
 export const CATALOG_VERSIONS = [1, 2] as const;
@@ -44,7 +45,7 @@ export const catalogNodeBase = {
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
 	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'mediaGenApi', required: true }],
+	credentials: [{ name: CREDENTIAL, required: true }],
 } satisfies Partial<INodeTypeDescription>;
 
 /** One node version of a catalog node: its description, list searches and execution. */
