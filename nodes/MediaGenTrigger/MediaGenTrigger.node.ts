@@ -35,7 +35,7 @@ import {
 	VersionedNodeType,
 } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from '../shared/binary';
+import { downloadAssetToBinary } from '../shared/binaryDownload';
 import { asNodeError, mediaGenRequest } from '../shared/transport';
 import { isValidSecret, ReplayCache, verifyWebhook } from '../shared/webhookSignature';
 

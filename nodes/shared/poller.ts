@@ -24,13 +24,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { pageOf } from './pages';
-import {
-	asNodeError,
-	backoffDelay,
-	cancellableSleep,
-	isNodeError,
-	mediaGenRequest,
-} from './transport';
+import { backoffDelay } from './retry';
+import { asNodeError, cancellableSleep, isNodeError, mediaGenRequest } from './transport';
 
 /** Polling bounds; exported so tests and benchmarks can read and scale them. */
 export const POLLING = {

@@ -15,7 +15,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { binaryFileInfo, downloadAssetToBinary, uploadBinary } from './binary';
+import { downloadAssetToBinary } from './binaryDownload';
+import { binaryFileInfo, uploadBinary } from './binaryUpload';
 import type { Endpoint, Group } from './catalog/dsl';
 import type { PreparedRequest } from './fields';
 import { PAGE_SIZE, prepareRequest } from './fields';
