@@ -10,7 +10,7 @@ import { fileAsLink, isToolCall } from './tool';
 import { mediaGenRequest } from './transport';
 
 export type { JobPoll, PendingJob } from './poller';
-export { CANCEL, POLLING, jobPath, nextPollDelay, pendingJob, waitForJobs } from './poller';
+export { POLLING, jobPath, nextPollDelay, pendingJob, waitForJobs } from './poller';
 
 export type ReturnAs = 'json' | 'binary' | 'both';
 
