@@ -442,10 +442,8 @@ export async function waitForJobs(
 		}
 	} catch (error) {
 		if (!ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
-		const what = await cancelJobs(
-			ctx,
-			jobs.filter((job) => !settled(job)),
-		);
+		const open = jobs.filter((job) => !settled(job));
+		const what = await cancelJobs(ctx, open);
 		throw new NodeOperationError(ctx.getNode(), `The execution was cancelled: ${what}`, {
 			description: 'Stopped while waiting for MediaGen jobs.',
 		});
