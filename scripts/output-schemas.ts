@@ -191,7 +191,7 @@ export function operationSchema(
 		// itemLists.ts answerList: one output item per entry of that list of the answer
 		item = arrayItems(answer(), e.answerList, where);
 	} else if (e.binary === 'upload') {
-		// binary.ts uploadBinary: the parts are sent, then the upload completed; its asset is the output
+		// binaryUpload.ts uploadBinary: the parts are sent, then the upload completed; its asset is the output
 		item = answerOf('POST', '/uploads/{id}/complete', `${where}, the completed upload`);
 	} else if (e.paginate) {
 		const page = answer();

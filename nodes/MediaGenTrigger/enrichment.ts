@@ -5,7 +5,7 @@
  */
 import type { IBinaryData, IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from '../shared/binary';
+import { downloadAssetToBinary } from '../shared/binaryDownload';
 import { assetIdIn } from '../shared/jobs';
 import { mediaGenRequest } from '../shared/transport';
 import type { TriggerOptions } from './properties';

@@ -7,7 +7,7 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { listPages } from '../shared/pages';
-import { asNodeError, mediaGenRequest } from '../shared/transport';
+import { asNodeError, mediaGenRequest, statusOf } from '../shared/transport';
 import { isValidSecret } from '../shared/webhookSignature';
 import type { Slot } from './slots';
 import {
@@ -61,16 +61,12 @@ async function listEndpoints(ctx: IHookFunctions): Promise<RemoteEndpoint[]> {
 	return endpoints;
 }
 
-function httpCodeOf(error: unknown): string | undefined {
-	return error instanceof NodeApiError ? (error.httpCode ?? undefined) : undefined;
-}
-
 /** DELETE /webhooks/{id}; an endpoint that is already gone counts as deleted. */
 async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
 	try {
 		await mediaGenRequest(ctx, { method: 'DELETE', path: `/webhooks/${encodeURIComponent(id)}` });
 	} catch (error) {
-		if (httpCodeOf(error) !== '404') throw asNodeError(ctx, error);
+		if (statusOf(error) !== 404) throw asNodeError(ctx, error);
 	}
 }
 
@@ -162,7 +158,7 @@ async function postEndpoint(
 			body: { url, description, events },
 		});
 	} catch (error) {
-		const status = error instanceof NodeApiError ? Number(error.httpCode) : 0;
+		const status = error instanceof NodeApiError ? (statusOf(error) ?? 0) : 0;
 		if (!(status > 0 && status < 500)) {
 			try {
 				await deleteStrays(ctx, await listEndpoints(ctx), url);

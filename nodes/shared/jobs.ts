@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from './binary';
+import { downloadAssetToBinary } from './binaryDownload';
 import { fileAsLink, isToolCall } from './tool';
 import { mediaGenRequest } from './transport';
 

@@ -1,36 +1,15 @@
 /**
- * One poller for all the jobs of a node run (phase 4, "wait", of DESIGN.md).
- *
- * - A job's clock is its running time: it starts when the job leaves `queued` (the record's
- *   `started_at`), so time queued behind the run's own jobs never counts against the timeout.
- *   A job queued while none of the run's jobs runs (it waits behind work outside the run) starts
- *   its clock when that is seen, so a stuck queue still ends.
- * - Jobs of an endpoint with a `list` (GET /generations) are seen together with list requests of
- *   100 records (`status=all`, newest first), read from the page that holds the run's oldest
- *   waiting jobs down to its oldest unsettled one; the others are read one by one.
- * - Polls are due at a tenth of a job's running time (between `minMs` and `maxMs`), at its
- *   deadline (a last poll), and just after the end that the run's finished jobs predict (their
- *   shortest running time). While the run still has queued jobs, a running job is not looked at
- *   before that predicted end: nothing is delivered earlier anyway, as the node outputs when the
- *   last job ends.
- * - The poller sends at most `requestsPerWindow` requests per `2 × maxMs` (40 a minute at the
- *   default bounds), a third of the service's 120 a minute per key, leaving the rest to creates
- *   and to other workflows on the key.
- * - When the execution is cancelled, unsettled jobs are cancelled at the service where the
- *   endpoint has a cancel path, a few at a time, within `CANCEL.budgetMs`; the error names what
- *   was cancelled and what was not.
+ * The run's one poller: waits for all the jobs a node run started, polling them within a request
+ * budget, and cancels them at the service when the execution is stopped. The policy and its
+ * reasons: docs/batches.md, Waiting for the jobs.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { cancelJobs } from './cancelJobs';
 import { pageOf } from './pages';
-import {
-	asNodeError,
-	backoffDelay,
-	cancellableSleep,
-	isNodeError,
-	mediaGenRequest,
-} from './transport';
+import { backoffDelay } from './retry';
+import { asNodeError, cancellableSleep, mediaGenRequest, statusOf } from './transport';
 
 /** Polling bounds; exported so tests and benchmarks can read and scale them. */
 export const POLLING = {
@@ -43,14 +22,6 @@ export const POLLING = {
 	requestsPerWindow: 40,
 	/** Records per list request. */
 	pageSize: 100,
-};
-
-/** What Stop may spend on cancelling the run's jobs at the service. */
-export const CANCEL = {
-	/** Total time for all cancel requests after the execution was cancelled. */
-	budgetMs: 10_000,
-	/** Cancel requests in flight at once. */
-	inFlight: 4,
 };
 
 /** Where and how a job is polled, from its endpoint's `job` declaration. */
@@ -132,21 +103,21 @@ export function nextPollDelay(runningMs: number): number {
 	);
 }
 
-export const settled = (j: PendingJob) => !!(j.result || j.error);
+const settled = (job: PendingJob) => !!(job.result || job.error);
 
 function timeOf(value: unknown): number | undefined {
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-	const t = typeof value === 'number' ? value : Date.parse(value);
-	return Number.isFinite(t) ? t : undefined;
+	const time = typeof value === 'number' ? value : Date.parse(value);
+	return Number.isFinite(time) ? time : undefined;
 }
 
 function failure(ctx: IExecuteFunctions, job: PendingJob, record: IDataObject): NodeOperationError {
-	const err = (record.error ?? {}) as IDataObject;
+	const jobError = (record.error ?? {}) as IDataObject;
 	const status = String(record.status);
-	const reason = err.message ? `: ${String(err.message)}` : '';
+	const reason = jobError.message ? `: ${String(jobError.message)}` : '';
 	return new NodeOperationError(ctx.getNode(), `Job ${job.id} ${status}${reason}`, {
 		itemIndex: job.itemIndex,
-		description: `Its reserved credits were returned.${err.code ? ` Code: ${String(err.code)}.` : ''}`,
+		description: `Its reserved credits were returned.${jobError.code ? ` Code: ${String(jobError.code)}.` : ''}`,
 	});
 }
 
@@ -226,11 +197,11 @@ interface ListState {
 /** Shortest running time among the run's completed jobs (they are usually alike). */
 function learnedRunningMs(jobs: PendingJob[]): number | undefined {
 	let best: number | undefined;
-	for (const j of jobs) {
-		if (!j.result || j.runningSince === undefined) continue;
-		const end = timeOf(j.record.completed_at);
+	for (const job of jobs) {
+		if (!job.result || job.runningSince === undefined) continue;
+		const end = timeOf(job.record.completed_at);
 		if (end === undefined) continue;
-		const ms = end - j.runningSince;
+		const ms = end - job.runningSince;
 		if (ms > 0 && (best === undefined || ms < best)) best = ms;
 	}
 	return best;
@@ -238,17 +209,18 @@ function learnedRunningMs(jobs: PendingJob[]): number | undefined {
 
 /** When `jobs` (polled together) need their next look. */
 function dueAt(jobs: PendingJob[], lastPollAt: number, all: PendingJob[]): number {
-	const open = jobs.filter((j) => !settled(j));
-	const running = open.filter((j) => j.record.status !== 'queued');
+	const open = jobs.filter((job) => !settled(job));
+	const running = open.filter((job) => job.record.status !== 'queued');
 	const queued = open.length - running.length;
 	let due = Infinity;
 	if (!running.length) {
 		// all waiting: look again by the time since creation (the old schedule)
-		for (const j of open) due = Math.min(due, lastPollAt + nextPollDelay(lastPollAt - j.startedAt));
+		for (const job of open)
+			due = Math.min(due, lastPollAt + nextPollDelay(lastPollAt - job.startedAt));
 	}
 	const learned = learnedRunningMs(all);
-	for (const j of running) {
-		const since = j.runningSince ?? lastPollAt;
+	for (const job of running) {
+		const since = job.runningSince ?? lastPollAt;
 		const scheduled = lastPollAt + nextPollDelay(lastPollAt - since);
 		let at = scheduled;
 		if (learned !== undefined) {
@@ -259,7 +231,7 @@ function dueAt(jobs: PendingJob[], lastPollAt: number, all: PendingJob[]): numbe
 		}
 		due = Math.min(due, at);
 	}
-	for (const j of open) due = Math.min(due, Math.max(lastPollAt, deadlineOf(j)));
+	for (const job of open) due = Math.min(due, Math.max(lastPollAt, deadlineOf(job)));
 	return due;
 }
 
@@ -268,19 +240,19 @@ function dueAt(jobs: PendingJob[], lastPollAt: number, all: PendingJob[]): numbe
  * just seen (a job times out only on a look at or after its deadline).
  */
 function afterLook(ctx: IExecuteFunctions, seen: PendingJob[], all: PendingJob[], at: number) {
-	const open = all.filter((j) => !settled(j));
-	const anyRunning = open.some((j) => j.record.status !== 'queued');
-	for (const j of open) {
-		if (j.record.status !== 'queued') continue;
-		if (anyRunning) j.waitingSince = undefined;
-		else j.waitingSince ??= at;
+	const open = all.filter((job) => !settled(job));
+	const anyRunning = open.some((job) => job.record.status !== 'queued');
+	for (const job of open) {
+		if (job.record.status !== 'queued') continue;
+		if (anyRunning) job.waitingSince = undefined;
+		else job.waitingSince ??= at;
 	}
-	for (const j of seen) if (!settled(j) && at >= deadlineOf(j)) j.error = timeout(ctx, j);
+	for (const job of seen) if (!settled(job) && at >= deadlineOf(job)) job.error = timeout(ctx, job);
 }
 
 function findWithin(parent: IDataObject, key: string, id: string): IDataObject | undefined {
 	const list = parent?.[key];
-	return Array.isArray(list) ? (list as IDataObject[]).find((x) => x.id === id) : undefined;
+	return Array.isArray(list) ? (list as IDataObject[]).find((entry) => entry.id === id) : undefined;
 }
 
 /** A job MediaGen does not know (deleted, or an id of something else): it fails at once. */
@@ -290,6 +262,17 @@ function notFound(ctx: IExecuteFunctions, job: PendingJob): NodeOperationError {
 		itemIndex: job.itemIndex,
 		description: `MediaGen answered that job ${job.id} does not exist: it may have been deleted, or the ID is not a job's.`,
 	});
+}
+
+/**
+ * After a failed look at a job or a list (past the transport's own retries): whether it failed
+ * more than `POLLING.transientErrors` times in a row; if not, its next look waits a backoff.
+ */
+function failedTooOften(polled: { errorsInARow: number; lastPollAt: number }): boolean {
+	polled.errorsInARow++;
+	if (polled.errorsInARow > POLLING.transientErrors) return true;
+	polled.lastPollAt = Date.now() - nextPollDelay(0) + backoffDelay(polled.errorsInARow);
+	return false;
 }
 
 async function readOne(
@@ -317,15 +300,11 @@ async function readOne(
 		return [job];
 	} catch (error) {
 		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error, job.itemIndex);
-		if (String((error as NodeApiError).httpCode) === '404') {
+		if (statusOf(error) === 404) {
 			job.error = notFound(ctx, job);
 			return [job];
 		}
-		job.errorsInARow++;
-		if (job.errorsInARow > POLLING.transientErrors)
-			job.error = asNodeError(ctx, error, job.itemIndex);
-		// look again after a backoff
-		else job.lastPollAt = Date.now() - nextPollDelay(0) + backoffDelay(job.errorsInARow);
+		if (failedTooOften(job)) job.error = asNodeError(ctx, error, job.itemIndex);
 		return [];
 	}
 }
@@ -341,11 +320,13 @@ async function sweep(
 	cap: RequestCap,
 	state: ListState,
 ): Promise<PendingJob[]> {
-	const open = new Map(state.jobs.filter((j) => !settled(j)).map((j) => [j.id, j]));
+	const open = new Map(state.jobs.filter((job) => !settled(job)).map((job) => [job.id, job]));
 	const seen = new Set<string>();
 	// each page read: its `before`, and the run's jobs on it with their place (0 = newest)
-	const pages: Array<{ before?: string | number; ours: Array<{ job: PendingJob; at: number }> }> =
-		[];
+	const pages: Array<{
+		before?: string | number;
+		ours: Array<{ job: PendingJob; place: number }>;
+	}> = [];
 	let before = state.from;
 	let top: number | undefined;
 	for (;;) {
@@ -355,25 +336,25 @@ async function sweep(
 		const response = await mediaGenRequest(ctx, { method: 'GET', path: state.path, qs });
 		const at = Date.now();
 		const { records, next } = pageOf(response);
-		const ours: Array<{ job: PendingJob; at: number }> = [];
+		const ours: Array<{ job: PendingJob; place: number }> = [];
 		for (const [place, record] of records.entries()) {
 			const job = open.get(String(record.id));
 			if (!job) continue;
 			job.polls++;
 			observe(ctx, job, record, at);
 			seen.add(job.id);
-			ours.push({ job, at: place });
+			ours.push({ job, place });
 		}
 		if (state.from !== undefined && top === undefined) top = timeOf(records[0]?.created_at);
 		pages.push({ before, ours });
-		const above = (j: PendingJob) =>
-			top !== undefined && (timeOf(j.record.created_at) ?? Infinity) >= top;
-		const missing = [...open.values()].filter((j) => !seen.has(j.id) && !above(j));
+		const above = (job: PendingJob) =>
+			top !== undefined && (timeOf(job.record.created_at) ?? Infinity) >= top;
+		const missing = [...open.values()].filter((job) => !seen.has(job.id) && !above(job));
 		if (!missing.length) break;
 		if (next === undefined || next === before) {
 			// not on the list (any more): read them one by one
-			for (const j of missing) {
-				if ((await readOne(ctx, cap, j)).length) seen.add(j.id);
+			for (const job of missing) {
+				if ((await readOne(ctx, cap, job)).length) seen.add(job.id);
 			}
 			break;
 		}
@@ -386,126 +367,70 @@ async function sweep(
 	// pages hold what changes and newer ones what is still queued.
 	let front = -1;
 	let place = 0;
-	for (let p = pages.length - 1; p >= 0 && front < 0; p--) {
-		const queued = pages[p].ours.filter((o) => o.job.record.status === 'queued');
-		if (queued.length) [front, place] = [p, Math.max(...queued.map((o) => o.at))];
+	for (let pageIndex = pages.length - 1; pageIndex >= 0 && front < 0; pageIndex--) {
+		const queued = pages[pageIndex].ours.filter((our) => our.job.record.status === 'queued');
+		if (queued.length) [front, place] = [pageIndex, Math.max(...queued.map((our) => our.place))];
 	}
-	const unseenOpen = [...open.values()].some((j) => !seen.has(j.id) && !settled(j));
+	const unseenOpen = [...open.values()].some((job) => !seen.has(job.id) && !settled(job));
 	if (front >= 0 && place >= QUEUED_MARGIN) state.from = pages[front].before;
 	else if (front > 0) state.from = pages[front - 1].before;
 	else if (front === 0 || unseenOpen) state.from = undefined;
-	else state.from = pages.find((p) => p.ours.some((o) => !settled(o.job)))?.before;
-	return state.jobs.filter((j) => seen.has(j.id));
-}
-
-/** Cancels the run's unsettled jobs at the service, within the cancel budget; says what happened. */
-async function cancelAll(ctx: IExecuteFunctions, jobs: PendingJob[]): Promise<string> {
-	const open = jobs.filter((j) => !settled(j));
-	const cancelled: string[] = [];
-	const notCancelled: string[] = [];
-	const queue = open.filter((j) => j.cancelPath);
-	for (const j of open) if (!j.cancelPath) notCancelled.push(`${j.id} (no cancel in the API)`);
-	const started = Date.now();
-	const sending = new Set<PendingJob>();
-	const worker = async () => {
-		for (let job = queue.shift(); job; job = queue.shift()) {
-			const j = job;
-			sending.add(j);
-			try {
-				const record = await mediaGenRequest<IDataObject>(ctx, {
-					method: 'POST',
-					path: String(j.cancelPath),
-					itemIndex: j.itemIndex,
-					ignoreCancel: true,
-				});
-				j.record = record;
-				cancelled.push(j.id);
-			} catch (error) {
-				const status = isNodeError(error) ? ` (${error.message})` : '';
-				notCancelled.push(`${j.id}${status}`);
-			} finally {
-				sending.delete(j);
-			}
-		}
-	};
-	let finished = false;
-	const workers = Promise.all(
-		Array.from({ length: Math.min(CANCEL.inFlight, queue.length) }, worker),
-	).then(() => {
-		finished = true;
-	});
-	// n8n-workflow's sleep cannot be cleared: wait in short steps up to the budget
-	while (!finished && Date.now() - started < CANCEL.budgetMs) {
-		await Promise.race([workers, sleep(Math.min(100, CANCEL.budgetMs))]);
-	}
-	if (!finished) {
-		for (const j of [...sending, ...queue.splice(0)])
-			notCancelled.push(`${j.id} (not reached within the cancel budget)`);
-	}
-	const done = Date.now() - started;
-	const parts = [
-		cancelled.length
-			? `cancelled ${cancelled.length} job(s) at MediaGen in ${done} ms (nothing is charged for them): ${cancelled.join(', ')}`
-			: '',
-		notCancelled.length ? `not cancelled, may still be charged: ${notCancelled.join(', ')}` : '',
-	].filter(Boolean);
-	return parts.join('; ') || 'no job was still running';
+	else state.from = pages.find((page) => page.ours.some((our) => !settled(our.job)))?.before;
+	return state.jobs.filter((job) => seen.has(job.id));
 }
 
 /**
- * Waits for all jobs together. Settles each job with `result` or `error`; throws only when the
- * execution is cancelled, after cancelling the unsettled jobs at the service.
- */
-/**
- * Waits until every job is settled (a result or an error). With `until` (a wall-clock time, ms),
- * it returns at that time at the latest, leaving the jobs still running unsettled: nothing is
- * cancelled and no error is made (a tool call's bounded wait, nodes/shared/tool.ts).
+ * Waits for all jobs together, until every job is settled (a result or an error); throws only
+ * when the execution is cancelled, after cancelling the unsettled jobs at the service. With
+ * `until` (a wall-clock time, ms), it returns at that time at the latest, leaving the jobs still
+ * running unsettled: nothing is cancelled and no error is made (a tool call's bounded wait,
+ * nodes/shared/tool.ts).
  */
 export async function waitForJobs(
 	ctx: IExecuteFunctions,
 	jobs: PendingJob[],
-	opts: { until?: number } = {},
+	options: { until?: number } = {},
 ): Promise<void> {
-	const until = opts.until ?? Infinity;
+	const until = options.until ?? Infinity;
 	const cap = new RequestCap();
-	for (const j of jobs) if (!settled(j)) observe(ctx, j, j.record, j.startedAt);
+	for (const job of jobs) if (!settled(job)) observe(ctx, job, job.record, job.startedAt);
 	const lists = new Map<string, ListState>();
 	const singles: PendingJob[] = [];
-	for (const j of jobs) {
-		if (!j.listPath) {
-			singles.push(j);
+	for (const job of jobs) {
+		if (!job.listPath) {
+			singles.push(job);
 			continue;
 		}
-		let state = lists.get(j.listPath);
+		let state = lists.get(job.listPath);
 		if (!state) {
-			state = { path: j.listPath, jobs: [], lastPollAt: j.startedAt, errorsInARow: 0 };
-			lists.set(j.listPath, state);
+			state = { path: job.listPath, jobs: [], lastPollAt: job.startedAt, errorsInARow: 0 };
+			lists.set(job.listPath, state);
 		}
-		state.jobs.push(j);
-		state.lastPollAt = Math.max(state.lastPollAt, j.startedAt);
+		state.jobs.push(job);
+		state.lastPollAt = Math.max(state.lastPollAt, job.startedAt);
 	}
 	try {
 		for (;;) {
-			for (const s of lists.values()) {
-				if (s.unusable) {
-					singles.push(...s.jobs);
-					lists.delete(s.path);
+			for (const list of lists.values()) {
+				if (list.unusable) {
+					singles.push(...list.jobs);
+					lists.delete(list.path);
 				}
 			}
-			const open = jobs.filter((j) => !settled(j));
+			const open = jobs.filter((job) => !settled(job));
 			if (!open.length || Date.now() >= until) return;
 			let nextAt = Infinity;
 			let nextList: ListState | undefined;
 			let nextSingle: PendingJob | undefined;
-			for (const s of lists.values()) {
-				if (s.jobs.every(settled)) continue;
-				const at = dueAt(s.jobs, s.lastPollAt, jobs);
-				if (at < nextAt) [nextAt, nextList, nextSingle] = [at, s, undefined];
+			for (const list of lists.values()) {
+				if (list.jobs.every(settled)) continue;
+				const at = dueAt(list.jobs, list.lastPollAt, jobs);
+				if (at < nextAt) [nextAt, nextList, nextSingle] = [at, list, undefined];
 			}
-			for (const j of singles) {
-				if (settled(j)) continue;
-				const at = dueAt([j], j.lastPollAt, jobs);
-				if (at < nextAt) [nextAt, nextList, nextSingle] = [at, undefined, j];
+			for (const job of singles) {
+				if (settled(job)) continue;
+				const at = dueAt([job], job.lastPollAt, jobs);
+				if (at < nextAt) [nextAt, nextList, nextSingle] = [at, undefined, job];
 			}
 			const wait = Math.min(nextAt, until) - Date.now();
 			if (wait > 0) await cancellableSleep(ctx, Number.isFinite(wait) ? wait : POLLING.maxMs);
@@ -517,7 +442,8 @@ export async function waitForJobs(
 		}
 	} catch (error) {
 		if (!ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
-		const what = await cancelAll(ctx, jobs);
+		const open = jobs.filter((job) => !settled(job));
+		const what = await cancelJobs(ctx, open);
 		throw new NodeOperationError(ctx.getNode(), `The execution was cancelled: ${what}`, {
 			description: 'Stopped while waiting for MediaGen jobs.',
 		});
@@ -534,16 +460,16 @@ async function sweepOrCount(
 		return await sweep(ctx, cap, state);
 	} catch (error) {
 		if (ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);
-		const code = Number((error as NodeApiError).httpCode);
-		if (code >= 400 && code < 500 && code !== 429) {
+		const status = statusOf(error) ?? 0;
+		if (status >= 400 && status < 500 && status !== 429) {
 			state.unusable = true;
 			return [];
 		}
-		state.errorsInARow++;
 		state.from = undefined;
-		if (state.errorsInARow > POLLING.transientErrors) {
-			for (const j of state.jobs) if (!settled(j)) j.error = asNodeError(ctx, error, j.itemIndex);
-		} else state.lastPollAt = Date.now() - nextPollDelay(0) + backoffDelay(state.errorsInARow);
+		if (failedTooOften(state)) {
+			for (const job of state.jobs)
+				if (!settled(job)) job.error = asNodeError(ctx, error, job.itemIndex);
+		}
 		return [];
 	}
 }

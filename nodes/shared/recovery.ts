@@ -11,7 +11,7 @@ import type { PreparedRequest } from './fields/request';
 import { listPages } from './pages';
 import type { Provenance, RunIdentity } from './runIdentity';
 import { fingerprintOf, provenanceIn } from './runIdentity';
-import { asNodeError, mediaGenRequest } from './transport';
+import { asNodeError, mediaGenRequest, statusOf } from './transport';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -157,7 +157,7 @@ async function foundElsewhere(
 		return await readElsewhere(ctx, rule, path, after, since);
 	} catch (error) {
 		// the record the jobs belong to does not exist: no job of it can have started
-		if (String((error as { httpCode?: unknown }).httpCode) === '404') return [];
+		if (statusOf(error) === 404) return [];
 		throw asNodeError(ctx, error);
 	}
 }

@@ -9,8 +9,8 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { DownloadLink } from './binary';
-import { downloadLink } from './binary';
+import type { DownloadLink } from './binaryDownload';
+import { downloadLink } from './binaryDownload';
 import type { Endpoint } from './catalog/dsl';
 import type { PendingJob } from './poller';
 

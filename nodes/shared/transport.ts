@@ -1,6 +1,6 @@
 /**
- * The one place that sends requests to the service: authentication, base URL, retries and the
- * mapping of error responses to NodeApiError with the spec's meaning.
+ * The one place that sends requests to the API: credential, base URL, retries, and error answers
+ * as NodeApiError with the spec's meaning. The reasons: docs/files.md, API requests.
  */
 import { createHash } from 'node:crypto';
 
@@ -15,8 +15,17 @@ import type {
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { RetryFailure } from './retry';
+import {
+	RETRY,
+	isRetrySafe,
+	pause,
+	retryAfterMs,
+	retryAfterWithJitter,
+	withRetries,
+} from './retry';
 import { insecureUrlProblem } from './urlPolicy';
 
 export const CREDENTIAL = 'mediaGenApi';
@@ -45,53 +54,6 @@ export interface MediaGenRequest {
 	ignoreCancel?: boolean;
 }
 
-/** Retry policy; exported so tests and benchmarks can read it. */
-export const RETRY = {
-	/** Attempts after a 429 before giving up. */
-	rateLimitRetries: 8,
-	/** Longest Retry-After the node waits for, in seconds. */
-	maxRetryAfterSeconds: 120,
-	/** Attempts after a 5xx or network error, for safe requests only. */
-	serverRetries: 4,
-	/** First backoff delay in ms; doubles each attempt, capped, with jitter. */
-	baseDelayMs: 500,
-	maxDelayMs: 8000,
-};
-
-/** Exponential backoff with full jitter in [delay/2, delay]. */
-export function backoffDelay(attempt: number, random: () => number = Math.random): number {
-	const delay = Math.min(RETRY.baseDelayMs * 2 ** attempt, RETRY.maxDelayMs);
-	return Math.round(delay / 2 + (random() * delay) / 2);
-}
-
-/** Retry-After in ms (seconds or an HTTP date), bounded; undefined if absent or unreadable. */
-export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-	const seconds = Number(value);
-	let ms: number;
-	if (Number.isFinite(seconds)) ms = seconds * 1000;
-	else {
-		const date = Date.parse(String(value));
-		if (Number.isNaN(date)) return undefined;
-		ms = date - now;
-	}
-	return Math.min(Math.max(ms, 0), RETRY.maxRetryAfterSeconds * 1000);
-}
-
-/**
- * The wait after a 429: Retry-After plus up to 10 % (at least 250 ms, at most 2 s) of random
- * jitter, so that the requests a limit stopped together do not all come back in the same instant.
- */
-export function retryAfterWithJitter(ms: number, random: () => number = Math.random): number {
-	return Math.round(ms + random() * Math.min(2000, Math.max(250, ms * 0.1)));
-}
-
-/** A request may be sent again after a server fault only when that cannot do the work twice. */
-export function isRetrySafe(method: string, idempotencyKey?: string): boolean {
-	return ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(method) || !!idempotencyKey;
-}
-
 /**
  * The default Idempotency-Key: the same for n8n's Retry On Fail of one item in one run of one
  * execution, different for a new execution, another node, another run of the node, another item.
@@ -106,21 +68,14 @@ export function defaultIdempotencyKey(parts: {
 	return `n8n-${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
 }
 
+/** The execution's cancel signal, where the context has one (not in list searches or hooks). */
+export function cancelSignalOf(ctx: MediaGenContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}
+
 /** Waits, returning early (with an error) when the execution is cancelled. */
 export async function cancellableSleep(ctx: MediaGenContext, ms: number): Promise<void> {
-	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-	if (!signal) return await sleep(ms);
-	if (signal.aborted) throw new Error('The execution was cancelled');
-	let onAbort: () => void = () => {};
-	const aborted = new Promise<never>((_, reject) => {
-		onAbort = () => reject(new Error('The execution was cancelled'));
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
-	try {
-		await Promise.race([sleep(ms), aborted]);
-	} finally {
-		signal.removeEventListener('abort', onAbort);
-	}
+	await pause(ms, cancelSignalOf(ctx));
 }
 
 /**
@@ -133,12 +88,6 @@ function withoutCancelSignal<T extends object>(ctx: T): T {
 	return new Proxy(ctx, {
 		has: (target, key) => key !== 'getExecutionCancelSignal' && key in target,
 	});
-}
-
-interface FullResponse {
-	statusCode: number;
-	headers: Record<string, unknown>;
-	body: unknown;
 }
 
 const credentialsOf = new WeakMap<object, Promise<ICredentialsDecrypted>>();
@@ -179,20 +128,39 @@ export async function baseUrlOf(ctx: MediaGenContext, itemIndex?: number): Promi
 	return baseUrl;
 }
 
-interface ErrorBody {
+/** An answer as n8n's request helpers give it with `returnFullResponse`, whatever its status. */
+export interface FullResponse {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+}
+
+/** The error answer of MediaGen (and of its signed URLs): `{ error: { code, message, details } }`. */
+export interface ErrorBody {
 	error?: { code?: string; message?: string; details?: IDataObject };
 	requestId?: string;
 }
 
-function asErrorBody(body: unknown): ErrorBody {
+/** An error answer's body, parsed where it is JSON text; other text becomes its message. */
+export function errorBodyOf(body: unknown, maxTextChars = 500): ErrorBody {
+	if (Buffer.isBuffer(body)) return errorBodyOf(body.toString('utf8'), maxTextChars);
+	let parsed = body;
 	if (typeof body === 'string') {
 		try {
-			return JSON.parse(body) as ErrorBody;
+			parsed = JSON.parse(body);
 		} catch {
-			return { error: { message: body.slice(0, 500) } };
+			return { error: { message: body.slice(0, maxTextChars) } };
 		}
 	}
-	return body && typeof body === 'object' ? (body as ErrorBody) : {};
+	return parsed && typeof parsed === 'object' ? (parsed as ErrorBody) : {};
+}
+
+/** The HTTP status a request error carries (`httpCode`), or undefined when no answer came. */
+export function statusOf(error: unknown): number | undefined {
+	const code = (error as { httpCode?: unknown } | null | undefined)?.httpCode;
+	if (code === undefined || code === null || code === '') return undefined;
+	const status = Number(code);
+	return Number.isFinite(status) ? status : undefined;
 }
 
 /** Lists every `details.issues` entry as `path: message`. */
@@ -256,13 +224,14 @@ export function errorMessage(status: number, body: ErrorBody, retries: number): 
 
 function toApiError(
 	ctx: MediaGenContext,
-	res: FullResponse,
+	response: FullResponse,
 	retries: number,
 	itemIndex?: number,
 ): NodeApiError {
-	const body = asErrorBody(res.body);
-	const requestId = body.requestId ?? (res.headers['x-request-id'] as string | undefined);
-	const location = res.statusCode >= 300 && res.statusCode < 400 ? res.headers.location : undefined;
+	const body = errorBodyOf(response.body);
+	const requestId = body.requestId ?? (response.headers['x-request-id'] as string | undefined);
+	const location =
+		response.statusCode >= 300 && response.statusCode < 400 ? response.headers.location : undefined;
 	const lines = [
 		location
 			? `The redirect points to ${String(location)}; the API key is never sent there.`
@@ -274,11 +243,11 @@ function toApiError(
 	].filter(Boolean);
 	return new NodeApiError(
 		ctx.getNode(),
-		{ ...(body as JsonObject), httpCode: String(res.statusCode) } as JsonObject,
+		{ ...(body as JsonObject), httpCode: String(response.statusCode) } as JsonObject,
 		{
-			message: errorMessage(res.statusCode, body, retries),
+			message: errorMessage(response.statusCode, body, retries),
 			description: lines.join('\n'),
-			httpCode: String(res.statusCode),
+			httpCode: String(response.statusCode),
 			itemIndex,
 		},
 	);
@@ -318,21 +287,20 @@ export function asNodeError(
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-/**
- * Sends one request with the credential and returns the parsed body. 429s wait for Retry-After
- * and retry; 5xx and network errors retry with backoff only when safe (see isRetrySafe).
- */
-export async function mediaGenRequest<T = unknown>(
-	ctx: MediaGenContext,
-	req: MediaGenRequest,
-): Promise<T> {
-	const baseUrl = await baseUrlOf(ctx, req.itemIndex);
+/** Why one try of a request failed: the answer, or the error of a request that got none. */
+interface RequestFailure extends RetryFailure<'rateLimited' | 'fault'> {
+	response?: FullResponse;
+	error?: Error;
+}
+
+/** The n8n request options of a MediaGen request: JSON, every status answered, no redirect. */
+function requestOptions(baseUrl: string, request: MediaGenRequest): IHttpRequestOptions {
 	const headers: IDataObject = { accept: 'application/json' };
-	if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
+	if (request.idempotencyKey) headers['idempotency-key'] = request.idempotencyKey;
 	const options: IHttpRequestOptions = {
-		method: req.method,
-		url: `${baseUrl}${req.path}`,
-		qs: req.qs && Object.keys(req.qs).length ? req.qs : undefined,
+		method: request.method,
+		url: `${baseUrl}${request.path}`,
+		qs: request.qs && Object.keys(request.qs).length ? request.qs : undefined,
 		headers,
 		json: true,
 		returnFullResponse: true,
@@ -342,39 +310,63 @@ export async function mediaGenRequest<T = unknown>(
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
-	if (req.body !== undefined) options.body = req.body as IDataObject;
-	const safe = isRetrySafe(req.method, req.idempotencyKey);
+	if (request.body !== undefined) options.body = request.body as IDataObject;
+	return options;
+}
 
-	let limited = 0;
-	let faults = 0;
-	const pause = (ms: number) => (req.ignoreCancel ? sleep(ms) : cancellableSleep(ctx, ms));
-	for (;;) {
-		let res: FullResponse;
-		try {
-			const self = req.ignoreCancel ? withoutCancelSignal(ctx) : ctx;
-			res = (await ctx.helpers.httpRequestWithAuthentication.call(self, CREDENTIAL, options, {
-				credentialsDecrypted: await credentialOf(ctx),
-			})) as FullResponse;
-		} catch (error) {
-			if (safe && faults < RETRY.serverRetries) {
-				await pause(backoffDelay(faults++));
-				continue;
-			}
-			throw networkError(ctx, error as Error, faults, req.itemIndex);
-		}
-		const status = res.statusCode;
-		if (status >= 200 && status < 300) return res.body as T;
-		if (status === 429 && limited < RETRY.rateLimitRetries) {
-			const after = retryAfterMs(res.headers['retry-after']);
-			const wait = after === undefined ? backoffDelay(limited) : retryAfterWithJitter(after);
-			limited++;
-			await pause(wait);
-			continue;
-		}
-		if (status >= 500 && safe && faults < RETRY.serverRetries) {
-			await pause(backoffDelay(faults++));
-			continue;
-		}
-		throw toApiError(ctx, res, status === 429 ? limited : faults, req.itemIndex);
+/** A failed answer as the retry loop sees it: a 429 waits for Retry-After, a 5xx is a fault. */
+function answerFailure(response: FullResponse): RequestFailure {
+	if (response.statusCode === 429) {
+		const after = retryAfterMs(response.headers['retry-after']);
+		const waitMs = after === undefined ? undefined : retryAfterWithJitter(after);
+		return { budget: 'rateLimited', waitMs, response };
 	}
+	return { budget: response.statusCode >= 500 ? 'fault' : undefined, response };
+}
+
+/**
+ * Sends one request with the credential and returns the parsed body. 429s wait for Retry-After
+ * and retry; 5xx and network errors retry with backoff only when safe (see isRetrySafe).
+ */
+export async function mediaGenRequest<T = unknown>(
+	ctx: MediaGenContext,
+	request: MediaGenRequest,
+): Promise<T> {
+	const baseUrl = await baseUrlOf(ctx, request.itemIndex);
+	const options = requestOptions(baseUrl, request);
+	const self = request.ignoreCancel ? withoutCancelSignal(ctx) : ctx;
+	return await withRetries<T, 'rateLimited' | 'fault', RequestFailure>({
+		budgets: {
+			rateLimited: RETRY.rateLimitRetries,
+			fault: isRetrySafe(request.method, request.idempotencyKey) ? RETRY.serverRetries : 0,
+		},
+		signal: request.ignoreCancel ? undefined : cancelSignalOf(ctx),
+		attempt: async () => {
+			let response: FullResponse;
+			try {
+				response = (await ctx.helpers.httpRequestWithAuthentication.call(
+					self,
+					CREDENTIAL,
+					options,
+					{
+						credentialsDecrypted: await credentialOf(ctx),
+					},
+				)) as FullResponse;
+			} catch (error) {
+				return { ok: false, failure: { budget: 'fault', error: error as Error } };
+			}
+			if (response.statusCode >= 200 && response.statusCode < 300)
+				return { ok: true, value: response.body as T };
+			return { ok: false, failure: answerFailure(response) };
+		},
+		giveUp: ({ response, error }, retries) =>
+			response
+				? toApiError(
+						ctx,
+						response,
+						response.statusCode === 429 ? retries.rateLimited : retries.fault,
+						request.itemIndex,
+					)
+				: networkError(ctx, error as Error, retries.fault, request.itemIndex),
+	});
 }

@@ -1,7 +1,6 @@
 /**
- * Where the package may send things. API requests carry the API key and signed URLs carry a
- * signature: both go over https only. Plain http is accepted for loopback hosts (a local
- * MediaGen, the sandbox, a tunnel ending on this machine), where nothing crosses a network.
+ * Where the package may send things: https only, plain http to a loopback host. The reasons:
+ * docs/files.md, API requests.
  */
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1. */

@@ -13,7 +13,7 @@ import type {
 } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/poller';
-import { RETRY } from '../../nodes/shared/transport';
+import { RETRY } from '../../nodes/shared/retry';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { startedLater } from '../sandbox/helpers';

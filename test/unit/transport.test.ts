@@ -2,15 +2,19 @@ import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import {
-	asNodeError,
+	RETRY,
 	backoffDelay,
-	defaultIdempotencyKey,
-	errorMessage,
 	isRetrySafe,
-	issuesText,
 	retryAfterMs,
 	retryAfterWithJitter,
-	RETRY,
+} from '../../nodes/shared/retry';
+import {
+	asNodeError,
+	defaultIdempotencyKey,
+	errorBodyOf,
+	errorMessage,
+	issuesText,
+	statusOf,
 } from '../../nodes/shared/transport';
 
 describe('retry policy', () => {
@@ -126,4 +130,33 @@ test('a 403 names what is missing where the answer says it: the scope, or the pl
 		errorMessage(403, { error: { details: { feature: 'webhooks', requiredPlan: 'pro' } } }, 0),
 	).toBe('The workspace plan lacks this feature (webhooks): it needs the pro plan');
 	expect(errorMessage(403, {}, 0)).toMatch(/lacks the scope, or the workspace plan/);
+});
+
+describe('reading error answers, the one way for the API and the signed URLs', () => {
+	test('a body is parsed where it is JSON, as text, bytes or an object', () => {
+		const body = { error: { code: 'url_expired', message: 'expired' }, requestId: 'r1' };
+		expect(errorBodyOf(body)).toEqual(body);
+		expect(errorBodyOf(JSON.stringify(body))).toEqual(body);
+		expect(errorBodyOf(Buffer.from(JSON.stringify(body)))).toEqual(body);
+	});
+	test('other text becomes the message, cut at the length asked', () => {
+		expect(errorBodyOf('Bad Gateway')).toEqual({ error: { message: 'Bad Gateway' } });
+		expect(errorBodyOf('x'.repeat(600)).error?.message).toHaveLength(500);
+		expect(errorBodyOf('x'.repeat(600), 300).error?.message).toHaveLength(300);
+	});
+	test('no body, or JSON that is no object, reads as an empty answer', () => {
+		for (const body of [undefined, null, '', 42, 'null', '7']) {
+			const parsed = errorBodyOf(body);
+			expect(parsed.error?.code).toBeUndefined();
+			expect(parsed.requestId).toBeUndefined();
+		}
+	});
+	test('the status of an error is its httpCode, or undefined when no answer came', () => {
+		const node = { name: 'MediaGen', type: 'n8n-nodes-mediagen.mediaGen' } as INode;
+		expect(statusOf(new NodeApiError(node, { message: 'x' }, { httpCode: '404' }))).toBe(404);
+		expect(statusOf(new NodeApiError(node, { message: 'socket hang up' }))).toBeUndefined();
+		expect(statusOf({ httpCode: 503 })).toBe(503);
+		expect(statusOf(new Error('plain'))).toBeUndefined();
+		expect(statusOf(undefined)).toBeUndefined();
+	});
 });

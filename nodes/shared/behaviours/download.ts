@@ -1,5 +1,5 @@
 /** Asset → Download: the file streamed into a binary property (a tool gets a signed URL). */
-import { downloadAssetToBinary } from '../binary';
+import { downloadAssetToBinary } from '../binaryDownload';
 import { fileAsLink, isToolCall } from '../tool';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, optionsOf, outputs, requestPlan } from './behaviour';

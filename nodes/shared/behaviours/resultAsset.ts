@@ -1,7 +1,7 @@
 /** An operation whose answer is an asset (a thumbnail, an export): its file downloaded too. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from '../binary';
+import { downloadAssetToBinary } from '../binaryDownload';
 import { fileAsLink, isToolCall } from '../tool';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, outputs, requestPlan, sendRequest } from './behaviour';

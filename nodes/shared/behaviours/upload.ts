@@ -1,5 +1,5 @@
 /** Asset → Upload: a binary property's file sent in parts to signed URLs, then completed. */
-import { binaryFileInfo, uploadBinary } from '../binary';
+import { binaryFileInfo, uploadBinary } from '../binaryUpload';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, outputs, requestPlan } from './behaviour';
 

@@ -1,0 +1,196 @@
+/**
+ * The client of signed storage URLs (upload parts, downloads): plain requests without the
+ * MediaGen credential, https only, redirects only within the URL's origin, retried with the
+ * package's retry loop. The reasons: docs/files.md.
+ */
+import type { IExecuteFunctions, IHttpRequestOptions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { Attempt, RetryFailure } from './retry';
+import { retryAfterMs, withRetries } from './retry';
+import type { FullResponse, MediaGenContext } from './transport';
+import { cancelSignalOf, errorBodyOf } from './transport';
+import { insecureUrlProblem, originOf } from './urlPolicy';
+
+/** The Readable that n8n's binary helpers hand out (nodes may not import node:stream). */
+export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
+
+/** Same-origin redirects a signed URL may take before the answer counts as a failure. */
+const MAX_SIGNED_REDIRECTS = 3;
+
+/** Characters of a signed URL's error text kept for the message. */
+const MAX_ERROR_TEXT_CHARS = 300;
+
+export function cancelledError(ctx: MediaGenContext, itemIndex?: number): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+}
+
+export function throwIfCancelled(ctx: MediaGenContext, itemIndex?: number): void {
+	if (cancelSignalOf(ctx)?.aborted) throw cancelledError(ctx, itemIndex);
+}
+
+/** A header's first value as text (n8n's helpers give header names in lower case). */
+export function headerOf(
+	headers: Record<string, unknown> | undefined,
+	name: string,
+): string | undefined {
+	if (!headers) return undefined;
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	const first = Array.isArray(value) ? value[0] : value;
+	return first === undefined || first === null ? undefined : String(first);
+}
+
+/** The `{ error: { code, message } }` of a signed-URL answer, where it has one. */
+export function answerError(body: unknown): { code?: string; message?: string } {
+	const { error } = errorBodyOf(body, MAX_ERROR_TEXT_CHARS);
+	const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+	return { code: text(error?.code), message: text(error?.message) };
+}
+
+/** `status 403: url_expired: …`, for the messages of failed transfers. */
+export function describeAnswer(response: FullResponse): string {
+	const { code, message } = answerError(response.body);
+	return [`status ${response.statusCode}`, code, message].filter(Boolean).join(': ');
+}
+
+/** Statuses of a signed URL worth another attempt. */
+export const retryableStatus = (status: number) =>
+	status >= 500 || status === 408 || status === 429;
+
+/** The error of a file transfer (upload or download), with the storage's status where known. */
+export function transferError(
+	ctx: MediaGenContext,
+	message: string,
+	options: { itemIndex?: number; description?: string; httpCode?: number },
+): NodeApiError {
+	return new NodeApiError(
+		ctx.getNode(),
+		{ message, ...(options.httpCode ? { httpCode: String(options.httpCode) } : {}) } as JsonObject,
+		{
+			message,
+			description: options.description,
+			httpCode: options.httpCode ? String(options.httpCode) : undefined,
+			itemIndex: options.itemIndex,
+		},
+	);
+}
+
+/** Lets go of an answer's body stream without reading it. */
+export function discard(body: unknown): void {
+	if (body && typeof (body as BinaryStream).destroy === 'function')
+		(body as BinaryStream).destroy();
+}
+
+/** Why a signed URL is not sent to: see ./urlPolicy.ts. */
+function signedUrlError(
+	ctx: MediaGenContext,
+	problem: string,
+	itemIndex: number | undefined,
+): NodeApiError {
+	return transferError(ctx, problem, {
+		itemIndex,
+		description:
+			'Signed URLs are fetched over https only (plain http only for localhost), never redirected to another origin, and never with the MediaGen API key.',
+	});
+}
+
+/**
+ * One request to a signed storage URL (no MediaGen credential: the URL carries its signature).
+ * Gives the raw answer whatever its status, or why there was none; a cancelled execution ends it.
+ * The URL must be https (loopback http allowed); redirects are followed by hand, within the same
+ * origin only, and a redirect elsewhere is an error that no attempt repeats.
+ */
+export async function signedUrlRequest(
+	ctx: MediaGenContext,
+	request: IHttpRequestOptions,
+	itemIndex?: number,
+): Promise<{ response?: FullResponse; failure: string }> {
+	let url = request.url;
+	const origin = originOf(url);
+	for (let hop = 0; ; hop++) {
+		const problem = insecureUrlProblem(url, 'The signed URL');
+		if (problem) throw signedUrlError(ctx, problem, itemIndex);
+		let response: FullResponse;
+		try {
+			response = (await ctx.helpers.httpRequest({
+				...request,
+				url,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				abortSignal: cancelSignalOf(ctx),
+			})) as FullResponse;
+		} catch (error) {
+			throwIfCancelled(ctx, itemIndex);
+			return { failure: (error as Error).message };
+		}
+		const location = headerOf(response.headers, 'location');
+		if (response.statusCode < 300 || response.statusCode >= 400 || !location)
+			return { response, failure: '' };
+		discard(response.body);
+		const next = originOf(location, url);
+		if (next === undefined || next !== origin)
+			throw signedUrlError(
+				ctx,
+				`The signed URL redirected to another origin (${next ?? location}); it was not followed`,
+				itemIndex,
+			);
+		if (hop >= MAX_SIGNED_REDIRECTS)
+			throw signedUrlError(
+				ctx,
+				`The signed URL redirected more than ${MAX_SIGNED_REDIRECTS} times`,
+				itemIndex,
+			);
+		url = new URL(location, url).toString();
+	}
+}
+
+/** A failed transfer attempt: why (for the final message) and the storage's status. */
+export interface TransferFailure extends RetryFailure<'transfer'> {
+	reason: string;
+	status?: number;
+}
+
+/** An attempt that failed for `reason` and is worth another (within the budget). */
+export function retryTransfer<T>(reason: string, status?: number): Attempt<T, TransferFailure> {
+	return { ok: false, failure: { budget: 'transfer', reason, status } };
+}
+
+/** An answer worth another attempt (see retryableStatus); a 429 waits for its Retry-After. */
+export function retryAnswer<T>(response: FullResponse): Attempt<T, TransferFailure> {
+	const waitMs =
+		response.statusCode === 429
+			? retryAfterMs(headerOf(response.headers, 'retry-after'))
+			: undefined;
+	return {
+		ok: false,
+		failure: {
+			budget: 'transfer',
+			reason: describeAnswer(response),
+			status: response.statusCode,
+			waitMs,
+		},
+	};
+}
+
+/**
+ * Runs the attempts of one transfer: `retries` more after the first, with backoff (or
+ * Retry-After), each starting only while the execution is not cancelled.
+ */
+export async function withTransferRetries<T>(
+	ctx: MediaGenContext,
+	itemIndex: number | undefined,
+	retries: number,
+	attempt: () => Promise<Attempt<T, TransferFailure>>,
+	giveUp: (failure: TransferFailure, attempts: number) => Error,
+): Promise<T> {
+	return await withRetries<T, 'transfer', TransferFailure>({
+		budgets: { transfer: retries },
+		signal: cancelSignalOf(ctx),
+		attempt: async () => {
+			throwIfCancelled(ctx, itemIndex);
+			return await attempt();
+		},
+		giveUp: (failure, spent) => giveUp(failure, spent.transfer + 1),
+	});
+}
