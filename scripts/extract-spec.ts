@@ -1,8 +1,10 @@
 /**
- * Extracts the endpoint catalogue from the Markdown API contract in ../shared/spec/*.md (relative to
- * the repository root) and writes spec/endpoints.json, so that tests run in a clone without ../shared.
+ * Extracts the endpoint catalogue from the Markdown API contract (spec/N-*.md, the three documents
+ * as the project was given them) and writes spec/endpoints.json.
  *
- *   npx tsx scripts/extract-spec.ts
+ *   npx tsx scripts/extract-spec.ts           from spec/*.md
+ *   npx tsx scripts/extract-spec.ts <folder>  copies a new version of the documents from <folder>
+ *                                             into spec/ first
  *
  * Output: { source: string[], count: number, endpoints: Endpoint[] } (types below), endpoints in
  * document and line order, descriptor keys in a fixed order, object fields in spec order, so the
@@ -1182,7 +1184,7 @@ class SpecParser {
 // Entry points
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
-export const DEFAULT_SPEC_DIR = path.resolve(REPO_ROOT, '../shared/spec');
+export const DEFAULT_SPEC_DIR = path.join(REPO_ROOT, 'spec');
 export const OUTPUT_FILE = path.join(REPO_ROOT, 'spec', 'endpoints.json');
 
 /** Parses every `N-*.md` document of specDir and returns the catalogue; throws SpecError on problems. */
@@ -1223,8 +1225,18 @@ export function renderSpecJson(spec: SpecFile): string {
 	return `${JSON.stringify(spec, null, 2)}\n`;
 }
 
+/** Copies the spec documents (N-*.md) of `from` into spec/. */
+function copyDocuments(from: string): void {
+	const documents = fs.readdirSync(from).filter((f) => /^\d+-.*\.md$/.test(f));
+	if (!documents.length) fail(from, 'no spec documents found');
+	for (const file of documents)
+		fs.copyFileSync(path.join(from, file), path.join(DEFAULT_SPEC_DIR, file));
+}
+
 function main(): void {
 	try {
+		const from = process.argv[2];
+		if (from) copyDocuments(path.resolve(from));
 		const spec = extractSpec();
 		fs.mkdirSync(path.dirname(OUTPUT_FILE), { recursive: true });
 		fs.writeFileSync(OUTPUT_FILE, renderSpecJson(spec));

@@ -5,7 +5,7 @@ import { client, start, useSandbox } from './helpers';
 
 const { sb, pro, readOnly } = useSandbox();
 
-const SPEC = resolve(__dirname, '../../../shared/spec/1-core-platform-webhooks.md');
+const SPEC = resolve(__dirname, '../../spec/1-core-platform-webhooks.md');
 
 describe('coverage of doc 1', () => {
 	(existsSync(SPEC) ? it : it.skip)('routes every endpoint line of the spec', async () => {

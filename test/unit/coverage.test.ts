@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- test code, never published */
 /**
  * Coverage: the catalog against the machine-readable spec (spec/endpoints.json, made by
- * scripts/extract-spec.ts from ../shared/spec and committed). Every declared endpoint must be in
+ * scripts/extract-spec.ts from the spec documents in spec/ and committed). Every declared endpoint must be in
  * the spec with the same scope, path parameters and fields (type, required, limits, enums,
  * defaults); every endpoint of a section the catalog has started must be declared.
  */
