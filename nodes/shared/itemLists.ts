@@ -1,25 +1,6 @@
 /**
- * Lists as n8n items, from node version 3 (MediaGen Ads: Run Matrix and Preview Matrix).
- *
- * Many items, one request: a body list declared `fromItems` (Run Matrix's combinations) can come
- * from the input items (Source for Combinations: Input Items, the default): each input item is
- * one entry, e.g. an item of Preview Matrix kept by a Filter or Limit node. The router runs the
- * whole node run as one request instead of one per item:
- * - properties: the source selector, and the JSON field shown only for Source: JSON (a tool call
- *   always uses the JSON field: a model fills parameters, it has no input items to give);
- * - prepare: every item's entry is checked field by field, naming the item and the field; all
- *   items must name the same path parameters (one request has one ad project); nothing is sent
- *   when one is invalid (with Continue On Fail the invalid items become error items and the
- *   others are sent);
- * - send: one request, through the router's usual path (remembered for n8n's Retry, waited for
- *   by the run's poller, every job named in an error);
- * - outputs: one per started job, paired with the input item its entry came from (the answer
- *   lists its jobs in the order of the list sent).
- * Every other parameter (Wait for Completion, Return As, options) is read from the first item
- * that is sent.
- *
- * One request, many items: an endpoint declared with `answerList` (Preview Matrix) outputs the
- * answer's list under that key, one item per entry, instead of one item holding the answer.
+ * Lists as n8n items, from node version 3: a body list taken from the input items (Run Matrix:
+ * all items' combinations in one request) and an answer's list as items (docs/batches.md).
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -28,7 +9,6 @@ import type { Endpoint, Group, JsonValue, ObjectListField } from './catalog/dsl'
 import { INPUT_SOURCES_VERSION } from './catalog/dsl';
 import { displayNameOf, pathParamName } from './fields/names';
 import { readFields } from './fields/validation';
-import type { SendResult } from './behaviours/behaviour';
 import { isToolCall } from './tool';
 
 /** The parameter that says where a list comes from: `combos` → `combosSource`. */
@@ -194,25 +174,6 @@ export async function listFromItems<T>(
 
 // ---------------------------------------------------------------------------------------------
 // Outputs
-
-/**
- * Pairs what the one request gave (its started jobs, or their records when not waiting) with the
- * input items the entries came from: the answer lists its jobs in the order of the list sent.
- * If it lists another number of jobs, each output is paired with all the items.
- */
-export function pairWithItems(sent: SendResult, items: number[] | undefined): SendResult {
-	if (!items) return sent;
-	const count = sent.kind === 'items' ? sent.items.length : sent.jobs.length;
-	const byPosition = count === items.length;
-	if (sent.kind === 'jobs') {
-		for (const [k, job] of sent.jobs.entries()) job.itemIndex = byPosition ? items[k] : items[0];
-	} else {
-		for (const [k, out] of sent.items.entries()) {
-			out.pairedItem = byPosition ? { item: items[k] } : items.map((item) => ({ item }));
-		}
-	}
-	return sent;
-}
 
 /** Version 3 on: the answer's list under the endpoint's `answerList` key, one item per entry. */
 export function answerList(

@@ -1,9 +1,6 @@
 /**
- * A JSON object typed as name/value pairs on the form, from node version 3 (MediaGen Influencer:
- * Character Preset → Create's Attributes): Specify <Field>: Using Fields Below (the default) or
- * Using JSON, the choice n8n's HTTP Request node gives for a body. For a flat object of free keys
- * (builder attributes such as hair: copper curls); a value from an expression keeps its type.
- * The object then goes through the field's own checks (fields/validation.ts), as the JSON would.
+ * A flat JSON object typed as name/value pairs on the form, from node version 3 (Character Preset
+ * → Create's Attributes: Using Fields Below or Using JSON), then checked as the JSON would be.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -1,11 +1,6 @@
 /**
- * What every catalog node shares: connections, credential, tool use, and its node versions.
- *
- * Version 1 is the released form: its parameters, types, defaults and display conditions never
- * change (test/surface/<node>@1.json). Version 2 (the default for new nodes) opens on the node's
- * main job and may add parameters and stricter checks of its own; see CHANGELOG.md. Version 3
- * (MediaGen Ads and MediaGen Influencer only, their default) gives inputs that were JSON only a
- * source without code (INPUT_SOURCES_VERSION: itemLists.ts, namedValues.ts).
+ * What every catalog node shares (connections, credential, tool use) and its node versions, from
+ * its catalog (what each version is: docs/architecture.md).
  */
 import type {
 	IExecuteFunctions,
@@ -18,7 +13,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { Group, MainOperation } from './catalog/dsl';
 import { INPUT_SOURCES_VERSION } from './catalog/dsl';
-import { catalogProperties } from './fields/properties';
+import { catalogProperties } from './form';
 import { withListSources } from './itemLists';
 import { listSearch } from './listSearch';
 import { executeCatalog } from './router';

@@ -6,12 +6,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ItemPlan, RunState } from './behaviours/behaviour';
+import type { ItemPlan, RunState, SendResult } from './behaviours/behaviour';
 import { behaviourOf } from './behaviours';
 import { addIdempotencyKey } from './behaviours/idempotency';
 import { guard, needsEstimate } from './behaviours/job';
 import type { Endpoint, Group } from './catalog/dsl';
-import { listFromItems, pairWithItems } from './itemLists';
+import { listFromItems } from './itemLists';
 import type { JobSettings } from './jobs';
 import { jobOutput } from './jobs';
 import type { PendingJob } from './poller';
@@ -250,6 +250,25 @@ async function guardAll(run: NodeRun): Promise<void> {
 	);
 	refuse(run, refused, 'guard');
 	if (runLimit > 0) checkRunLimit(run, runLimit);
+}
+
+/**
+ * Pairs what the one request gave (its started jobs, or their records when not waiting) with the
+ * input items the entries came from: the answer lists its jobs in the order of the list sent.
+ * If it lists another number of jobs, each output is paired with all the items.
+ */
+export function pairWithItems(sent: SendResult, items: number[] | undefined): SendResult {
+	if (!items) return sent;
+	const count = sent.kind === 'items' ? sent.items.length : sent.jobs.length;
+	const byPosition = count === items.length;
+	if (sent.kind === 'jobs') {
+		for (const [k, job] of sent.jobs.entries()) job.itemIndex = byPosition ? items[k] : items[0];
+	} else {
+		for (const [k, out] of sent.items.entries()) {
+			out.pairedItem = byPosition ? { item: items[k] } : items.map((item) => ({ item }));
+		}
+	}
+	return sent;
 }
 
 /** Phase 3: plain reads a few at a time, anything else one by one in item order. */

@@ -1,11 +1,6 @@
 /**
- * Tool mode: n8n 2.x turns every action node into `<package>.<node>Tool`, which its AI Agent and
- * its MCP Server Trigger call. There the user is a language model, and n8n drops binary data from
- * the answer. What changes when a node runs as a tool, in one place (docs/agents.md):
- * - files come back as their signed download URL (with its expiry), never as binary;
- * - a job is waited for at most TOOL_MODE.waitSeconds of wall-clock time; a job still running
- *   then is answered as such (`done: false`, with what to call next), not failed, not cancelled;
- * - records are simplified where the node's Output is Simplified (version 2), as in a workflow.
+ * What changes when a node runs as an AI tool (n8n's `<node>Tool`): files as signed URLs, a
+ * bounded wait, simplified records, the tool descriptions (docs/agents.md).
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 

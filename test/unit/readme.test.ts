@@ -167,9 +167,7 @@ test('the link checks catch what they are for', () => {
 	expect(brokenLink('docs/x.md', '../README.md#no-such-heading')).toBe(
 		'no heading #no-such-heading',
 	);
-	expect(brokenLink('README.md', '../outside/file.md')).toBe(
-		'points outside the repository',
-	);
+	expect(brokenLink('README.md', '../outside/file.md')).toBe('points outside the repository');
 	expect(brokenLink('README.md', '/docs/behaviour.md')).toMatch(/^absolute path/);
 	expect(linkTargets('[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n![d](e.png "t")')).toEqual([
 		'x.md',

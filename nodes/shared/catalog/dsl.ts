@@ -1,17 +1,6 @@
 /**
- * The catalog language: every endpoint of the spec is declared once, in the shape of its spec
- * line, with these builders. Node properties, validation, the request, the README operations
- * table and the coverage test are all derived from the declarations.
- *
- * Spec notation -> builder:
- *   `name: string* ≤120`          str({ required: true, max: 120 })
- *   `count: integer [2..6] =4`    int({ min: 2, max: 6, default: 4 })
- *   `status: active|archived`     oneOf(['active', 'archived'])
- *   `kinds: (a|b)[]*`             manyOf(['a', 'b'], { required: true })
- *   `ids: uuid[]*`                uuidList({ required: true })
- *   `params: obj ={}`             json({ default: {} })
- *   `voice: obj {modelId ≤80 …}`  object({ modelId: str({ max: 80 }), … })
- *   `inputs: obj[] each {…}`      objectList({ slot: str({ required: true, max: 40 }), … })
+ * The catalog language: the builders every endpoint of the spec is declared with, once, in the
+ * shape of its spec line (the notation and its builders: docs/architecture.md).
  */
 
 export type JsonPrimitive = string | number | boolean | null;
