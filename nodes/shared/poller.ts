@@ -105,7 +105,8 @@ export function nextPollDelay(runningMs: number): number {
 
 const settled = (job: PendingJob) => !!(job.result || job.error);
 
-function timeOf(value: unknown): number | undefined {
+/** A time from a record (ISO text or milliseconds), undefined when it is none. */
+export function timeOf(value: unknown): number | undefined {
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
 	const time = typeof value === 'number' ? value : Date.parse(value);
 	return Number.isFinite(time) ? time : undefined;

@@ -9,6 +9,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { Endpoint, RecoverRule } from './catalog/dsl';
 import type { PreparedRequest } from './fields/request';
 import { listPages } from './pages';
+import { jobPath, timeOf } from './poller';
 import type { Provenance, RunIdentity } from './runIdentity';
 import { fingerprintOf, provenanceIn } from './runIdentity';
 import { asNodeError, mediaGenRequest, statusOf } from './transport';
@@ -31,11 +32,6 @@ export interface RecoverablePlan {
 	endpoint: Endpoint;
 	request: PreparedRequest;
 }
-
-const timeOf = (value: unknown) => {
-	const t = typeof value === 'number' ? value : Date.parse(String(value));
-	return Number.isFinite(t) ? t : undefined;
-};
 
 /** Records of a list, newest first, down to `since` (or its start), at most RECOVERY.maxPages pages. */
 export async function* listRecords(
@@ -149,9 +145,7 @@ async function foundElsewhere(
 	request: PreparedRequest,
 	since: number | undefined,
 ): Promise<IDataObject[]> {
-	const path = rule.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-		encodeURIComponent(request.params[name] ?? ''),
-	);
+	const path = jobPath(rule.path, '', request.params);
 	const after = (at: unknown) => since === undefined || (timeOf(at) ?? Infinity) >= since;
 	try {
 		return await readElsewhere(ctx, rule, path, after, since);

@@ -14,6 +14,7 @@ import type { PreparedRequest } from '../fields/request';
 import { prepareRequest } from '../fields/request';
 import type { JobSettings } from '../jobs';
 import type { PendingJob } from '../poller';
+import type { CollectQuery } from '../recovery';
 import type { RunIdentity } from '../runIdentity';
 import type { StartedJobs } from '../runMemory';
 import { mediaGenRequest } from '../transport';
@@ -41,8 +42,10 @@ export interface JobPlan {
 	estimate?: number;
 	/** Jobs an earlier try of this run started (n8n's Retry), or waited for: not created. */
 	restored?: IDataObject[];
-	/** How `restored` is known: the node context (id and status) or MediaGen (the records). */
-	restoredFrom?: 'memory' | 'mediagen';
+	/** Whether `restored` holds the jobs' records as MediaGen answered them (else read them first). */
+	restoredAsRecords?: boolean;
+	/** Generation → Collect: what it looks for. */
+	collect?: CollectQuery;
 }
 
 /** One item's work, decided in the prepare phase without any request. */

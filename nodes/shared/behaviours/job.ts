@@ -209,7 +209,10 @@ export const job: Behaviour = {
 	async prepare(ctx, endpoint, itemIndex, run, values) {
 		const plan = requestPlan(ctx, endpoint, itemIndex, values);
 		addProvenance(ctx, plan, run);
-		if (endpoint.nodeOperation?.kind === 'collect') collectQueryOf(ctx, plan.request, itemIndex);
+		const collect =
+			endpoint.nodeOperation?.kind === 'collect'
+				? collectQueryOf(ctx, plan.request, itemIndex)
+				: undefined;
 		const waits = isWait(endpoint);
 		const remembered = waits ? undefined : run.memory.of(itemIndex);
 		const settings = jobSettings(ctx, itemIndex);
@@ -217,17 +220,16 @@ export const job: Behaviour = {
 			settings: waits ? { ...settings, waitForCompletion: true } : settings,
 			maxCreditsPerRun: Number(optionsOf(ctx, itemIndex).maxCreditsPerRun ?? 0),
 			restored: waits ? waitedJob(endpoint, plan.request) : remembered,
-			restoredFrom: waits || remembered ? 'memory' : undefined,
+			collect,
 		};
 		return plan;
 	},
 	async send(ctx, plan, run) {
 		const { endpoint, request, itemIndex } = plan;
-		const { settings, restored, restoredFrom } = plan.job ?? {};
+		const { settings, restored, restoredAsRecords, collect } = plan.job ?? {};
 		let started: IDataObject[];
-		if (endpoint.nodeOperation?.kind === 'collect') {
-			started = await collectByProvenance(ctx, collectQueryOf(ctx, request, itemIndex));
-		} else if (restored) started = restored;
+		if (collect) started = await collectByProvenance(ctx, collect);
+		else if (restored) started = restored;
 		else {
 			// remembered for n8n's Retry as soon as MediaGen answers
 			started = startedJobs(await sendRequest(ctx, request, itemIndex));
@@ -239,8 +241,8 @@ export const job: Behaviour = {
 		const jobs = started.map((record) =>
 			pendingJob(
 				itemIndex,
-				// the node context keeps only id and status: read the whole record first
-				restoredFrom === 'memory' ? { id: record.id, status: 'queued' } : record,
+				// an id known from the node context or a Wait's parameter: the poller reads it first
+				restored && !restoredAsRecords ? { id: record.id, status: 'queued' } : record,
 				poll,
 				request.params,
 				timeout,
