@@ -138,8 +138,11 @@ async function prepareAll(run: NodeRun, groups: Group[]): Promise<void> {
 	}
 	const needsIdentity = (e: Endpoint) => !!(e.idempotent || e.job) && !e.nodeOperation;
 	if ([...endpoints.values()].some(needsIdentity)) {
-		// what n8n saved of this execution decides the run's identity (docs/batches.md)
-		run.identity = identityOf(ctx, await savedExecutionData(ctx), rememberedToken(ctx));
+		// what n8n saved of this execution decides the run's identity (docs/batches.md); read once
+		// per execution and node: a later run of the node finds the token in its node context
+		const remembered = rememberedToken(ctx);
+		const saved = remembered && !recovering(run) ? undefined : await savedExecutionData(ctx);
+		run.identity = identityOf(ctx, saved, remembered);
 		rememberToken(ctx, run.identity.token);
 	}
 	// version 3: a list that comes from the input items makes one request of all of them
@@ -170,6 +173,9 @@ async function prepareAll(run: NodeRun, groups: Group[]): Promise<void> {
 	refuse(run, invalid, 'prepare');
 }
 
+/** n8n's Retry of an execution whose node context has no record of this run (it died). */
+const recovering = (run: NodeRun) => run.ctx.getMode() === 'retry' && !run.memory.recorded();
+
 /**
  * Phase "recover", in n8n's Retry of an execution that died while this node ran (its node
  * context was not saved): the jobs the dead run started are found at MediaGen and waited for.
@@ -182,7 +188,7 @@ async function recoverAll(run: NodeRun): Promise<void> {
 		const jobs = found.get(plan.itemIndex);
 		if (!jobs || !plan.job) continue;
 		plan.job.restored = jobs;
-		plan.job.restoredFrom = 'mediagen';
+		plan.job.restoredAsRecords = true;
 		run.memory.add(plan.itemIndex, jobs, !plan.job.settings.waitForCompletion);
 	}
 }
@@ -376,7 +382,7 @@ export async function executeCatalog(
 		waiting: [],
 	};
 	await prepareAll(run, groups);
-	if (ctx.getMode() === 'retry' && run.identity && !run.memory.recorded()) await recoverAll(run);
+	if (recovering(run) && run.identity) await recoverAll(run);
 	await guardAll(run);
 	await sendAll(run);
 	await waitAndOutput(run);
