@@ -10,7 +10,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { catalog } from '../../nodes/shared/catalog';
-import { ACTION_NODES } from '../actionNodes';
+import { ACTION_NODES, versionsOf } from '../actionNodes';
 import { client, until } from '../sandbox/helpers';
 import { TestBinarySource } from './binaryData';
 import { chain, NODE_TYPES, retryCrashed, runWorkflow, SavedExecutions } from './harness';
@@ -45,6 +45,11 @@ const jobOperations = (node: string) =>
 		),
 	);
 
+/** Each node in version 2, and in its newest version where that is another (3: Run Matrix from its input items). */
+const runs = Object.keys(NODES).flatMap((node) =>
+	[...new Set([2, Math.max(...versionsOf(node))])].map((version) => [node, version] as const),
+);
+
 const settledJobs = async () => {
 	const all = (await client(sb, sb.keys.pro)('GET', '/generations?status=all&limit=100')).body
 		.data as IDataObject[];
@@ -52,9 +57,9 @@ const settledJobs = async () => {
 };
 
 describe.each([2, 1] as const)('n8n %i.x saved data', (major) => {
-	test.each(Object.keys(NODES))(
-		'%s: every job operation, its crashed run retried: no second job, nothing more charged, the same outputs',
-		async (node) => {
+	test.each(runs)(
+		'%s version %i: every job operation, its crashed run retried: no second job, nothing more charged, the same outputs',
+		async (node, version) => {
 			const factory = nodeFactory(NODES[node]);
 			const jobs = jobOperations(node);
 			const t: TourContext = { sb, api: client(sb, sb.keys.pro), kept: {} };
@@ -73,7 +78,7 @@ describe.each([2, 1] as const)('n8n %i.x saved data', (major) => {
 				}
 				const workflow = chain(step.items?.(t) ?? [{}], [
 					...(step.before ?? []),
-					factory('Operation', { resource, operation, ...params }, { typeVersion: 2 }),
+					factory('Operation', { resource, operation, ...params }, { typeVersion: version }),
 				]);
 				const e = jobs.get(step.op as `${string}.${string}`);
 				const saved = new SavedExecutions();
