@@ -57,6 +57,8 @@ export interface SandboxControl {
 	addFault(fault: FaultInput): Fault;
 	faults(): Fault[];
 	clearFaults(): void;
+	/** Forgets every Idempotency-Key a workspace's creates used, as 24 hours later. */
+	expireIdempotencyKeys(workspace: WorkspaceRef): void;
 	/** Request log; `path` is a regular expression searched in the request path. */
 	requests(filter?: { method?: string; path?: string }): RequestLogEntry[];
 	clearRequests(): void;
@@ -96,6 +98,7 @@ export function makeControl(app: App): SandboxControl {
 		addFault: (f) => app.faults.add(f),
 		faults: () => app.faults.all(),
 		clearFaults: () => app.faults.clear(),
+		expireIdempotencyKeys: (ref) => app.state.workspace(ref).idempotency.clear(),
 		requests: (filter) => app.requestLog.list(filter),
 		clearRequests: () => app.requestLog.clear(),
 		deliveries: () => [...app.hooks.sent],
