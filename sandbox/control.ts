@@ -57,6 +57,8 @@ export interface SandboxControl {
 	addFault(fault: FaultInput): Fault;
 	faults(): Fault[];
 	clearFaults(): void;
+	/** Removes one fault by its id; false when it was used up or removed already. */
+	removeFault(id: number): boolean;
 	/** Request log; `path` is a regular expression searched in the request path. */
 	requests(filter?: { method?: string; path?: string }): RequestLogEntry[];
 	clearRequests(): void;
@@ -102,6 +104,7 @@ export function makeControl(app: App): SandboxControl {
 		addFault: (f) => app.faults.add(f),
 		faults: () => app.faults.all(),
 		clearFaults: () => app.faults.clear(),
+		removeFault: (id) => app.faults.remove(id),
 		requests: (filter) => app.requestLog.list(filter),
 		clearRequests: () => app.requestLog.clear(),
 		watchRequests: (fn) => app.requestLog.watch(fn),

@@ -47,6 +47,12 @@ export class Faults {
 	clear(): void {
 		this.list = [];
 	}
+	/** Removes one fault (a test's, once it is no longer wanted); false when it is gone. */
+	remove(id: number): boolean {
+		const before = this.list.length;
+		this.list = this.list.filter((f) => f.id !== id);
+		return this.list.length < before;
+	}
 	/** Consumes and returns the first fault of `kind` matching the request, if any. */
 	take(kind: Fault['kind'], method: string, path: string): Fault | undefined {
 		const f = this.list.find(

@@ -54,7 +54,8 @@ export function createHandler(app: App): (req: IncomingMessage, res: ServerRespo
 	};
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A delay fault's wait: it does not keep the process alive (a test may end while it holds). */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 interface LogFields {
 	/** Headers added to whatever the answer is (rate-limit state). */
