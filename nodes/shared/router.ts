@@ -357,6 +357,15 @@ async function waitAndOutput(run: NodeRun): Promise<void> {
 	}
 }
 
+/**
+ * Whether a plan's work is found again by the record it belongs to (not by its provenance or
+ * key): its ids must stay claimed, so that a later run of the node does not take them.
+ */
+function foundByRecord(plan: ItemPlan): boolean {
+	const rule = plan.endpoint.job?.recover;
+	return !!plan.endpoint.charged || (!!rule && rule.by !== 'provenance');
+}
+
 /** The node's output: every item's results in item order, simplified where asked. */
 function outputOf(run: NodeRun): INodeExecutionData[][] {
 	const { ctx } = run;
@@ -400,6 +409,6 @@ export async function executeCatalog(
 	await guardAll(run);
 	await sendAll(run);
 	await waitAndOutput(run);
-	run.memory.clear();
+	run.memory.clear(run.plans.some(foundByRecord));
 	return outputOf(run);
 }

@@ -54,8 +54,11 @@ function asMs(t: unknown): number | undefined {
  */
 export function fingerprintOf(data: IRunExecutionData | undefined, nodeName: string) {
 	const runData = data?.resultData?.runData ?? {};
+	// a crashed or failed first run is left out: n8n's Retry removes the last node's (saved in the
+	// lost execution, gone from its retry's copy)
 	const firsts = Object.keys(runData)
 		.filter((name) => name !== nodeName && runData[name]?.length)
+		.filter((name) => !runData[name][0].error && runData[name][0].executionStatus !== 'crashed')
 		.sort()
 		.map((name) => [name, runData[name][0].startTime, runData[name][0].executionIndex]);
 	return firsts.length ? hash(JSON.stringify(firsts)) : undefined;
@@ -107,8 +110,8 @@ export function parentOf(data: IRunExecutionData | undefined): string | undefine
 
 /**
  * The items a sub-execution was started with (the start entry of its stack, which n8n saves when
- * it creates the execution), as text: a sub-workflow called twice in one parent run with other
- * items is another run.
+ * it creates the execution), as a hash: a sub-workflow called twice in one parent run with other
+ * items, or with equal items from other input items (their `pairedItem`), is another run.
  */
 function subInputOf(data: IRunExecutionData | undefined): string {
 	const stack = data?.executionData?.nodeExecutionStack ?? [];
@@ -116,7 +119,8 @@ function subInputOf(data: IRunExecutionData | undefined): string {
 		(e) => (e as { metadata?: { parentExecution?: unknown } }).metadata?.parentExecution,
 	);
 	const items = start?.data?.main?.[0] ?? [];
-	return hash(JSON.stringify(items.map((i) => i?.json ?? null)));
+	// with the items' pairing to the caller's input: two calls with equal items are two runs
+	return hash(JSON.stringify(items.map((i) => [i?.json ?? null, i?.pairedItem ?? null])));
 }
 
 /**

@@ -103,8 +103,11 @@ export interface RunMemory {
 	claimed(): Set<string>;
 	/** Adds ids to what this execution's runs took (kept at once, for a later retry too). */
 	claim(ids: Iterable<string>): void;
-	/** The run ended well: its jobs and answers are forgotten, their ids stay claimed. */
-	clear(): void;
+	/**
+	 * The run ended well: its jobs and answers are forgotten; with `keepClaims` (its jobs are
+	 * found by the record they belong to) their ids stay claimed for a later lookup.
+	 */
+	clear(keepClaims: boolean): void;
 	/** Whether an earlier try of this run wrote here (so its jobs are known without MediaGen). */
 	recorded(): boolean;
 }
@@ -151,8 +154,8 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 			const all = new Set([...(memory.claimed ?? []), ...ids]);
 			if (all.size) memory.claimed = [...all];
 		},
-		clear: () => {
-			const taken = idsOf(memory.started?.[at]);
+		clear: (keepClaims) => {
+			const taken = keepClaims ? idsOf(memory.started?.[at]) : [];
 			if (taken.length) memory.claimed = [...new Set([...(memory.claimed ?? []), ...taken])];
 			for (const byPosition of [memory.started, memory.answered, memory.unsure, memory.began])
 				if (byPosition) delete byPosition[at];
