@@ -9,6 +9,7 @@
  * default) and on, with what n8n 2.x and 1.x save.
  */
 import type { IDataObject, INodeParameters, ITaskData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { client } from '../sandbox/helpers';
 import type { KillPoint } from './crashHarness';
@@ -103,7 +104,7 @@ async function settled(expected: number) {
 	for (let i = 0; i < 200; i++) {
 		const all = await allGenerations();
 		if (all.length === expected && all.every((g) => g.status === 'completed')) return all;
-		await new Promise((resolve) => setTimeout(resolve, 50));
+		await sleep(50);
 	}
 	return await allGenerations();
 }

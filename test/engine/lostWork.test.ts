@@ -8,6 +8,7 @@
  * sub-workflows: crashShapes.test.ts.)
  */
 import type { IDataObject, INodeParameters, IRunExecutionData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
@@ -255,7 +256,7 @@ describe('job kinds found by the record they belong to', () => {
 			credentials: creds(),
 		});
 		expect(earlier.error).toBeUndefined();
-		await new Promise((resolve) => setTimeout(resolve, 3500));
+		await sleep(3500);
 		const saved = new SavedExecutions();
 		const workflow = chain([{ project: p.body.id }, { project: MISSING }], [node]);
 		const x = await firstTry(workflow, 'rec-x', saved);
