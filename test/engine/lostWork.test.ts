@@ -13,6 +13,7 @@ import { sleep } from 'n8n-workflow';
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
+import { catalog } from '../../nodes/shared/catalog';
 import { RECOVERY } from '../../nodes/shared/recovery';
 import { client, until } from '../sandbox/helpers';
 import type { RunResult, TestNode } from './harness';
@@ -473,4 +474,68 @@ describe('charged calls that answer at once (Edit → Create Captions)', () => {
 		for (const edit of list) expect(await tasks(edit)).toHaveLength(1);
 		expect(before - balance()).toBe(2 * CAPTIONS);
 	});
+
+	/** Every charged call that answers at once, with what it needs of its edit. */
+	const tour: Array<[string, IDataObject, (edit: string) => Promise<void>]> = [
+		['createCaptions', {}, async () => {}],
+		[
+			'translateCaptions',
+			{ language: 'de' },
+			async (edit) => void (await api()('POST', `/edits/${edit}/captions`, {})),
+		],
+		['cleanup', {}, async () => {}],
+		['highlights', { additionalFields: { count: 2 } }, async () => {}],
+		['analyze', { additionalFields: { transcribe: true } }, async () => {}],
+		['aiEdit', { instruction: 'Add a title', baseVersion: '={{ $json.version }}' }, async () => {}],
+	];
+
+	test('the tour holds every charged call of the catalog', () => {
+		const charged = Object.values(catalog)
+			.flat()
+			.flatMap((g) => g.endpoints)
+			.filter((e) => e.charged)
+			.map((e) => e.operation);
+		expect(charged.sort()).toEqual(tour.map(([operation]) => operation).sort());
+	});
+
+	test.each(tour)(
+		'%s: n8n died after item 1 was charged, then Retry: item 1 found, not charged again',
+		async (operation, parameters, setup) => {
+			const [edit] = await edits(1);
+			await setup(edit);
+			const version = (await api()('GET', `/edits/${edit}`)).body.version as number;
+			const saved = new SavedExecutions();
+			const node = editor(
+				'Editor',
+				{
+					resource: 'edit',
+					operation,
+					editId: rl('={{ $json.edit }}'),
+					...parameters,
+				} as INodeParameters,
+				{ continueOnFail: true },
+			);
+			const workflow = chain(
+				[
+					{ edit, version },
+					{ edit: MISSING, version: 1 },
+				],
+				[node],
+			);
+			const before = balance();
+			const x = await firstTry(workflow, `tour-${operation}`, saved);
+			const first = x.result.json('Editor');
+			expect(first.at(-1)?.error).toMatch(/^Not found/);
+			const charged = before - balance();
+			expect(charged).toBeGreaterThan(0);
+			sb.control.clearRequests();
+			const r = await retryDead(workflow, x, 'Editor', `tour-${operation}-r`, saved);
+			const path = new RegExp(`/edits/${edit}/`);
+			expect(sb.control.requests({ method: 'POST', path: path.source })).toHaveLength(0);
+			expect(before - balance()).toBe(charged);
+			const out = r.json('Editor');
+			expect(out.slice(0, -1).map((o) => o.id)).toEqual(first.slice(0, -1).map((o) => o.id));
+			expect(out.at(-1)?.error).toMatch(/^Not found/);
+		},
+	);
 });
