@@ -28,7 +28,7 @@ import { setupDemo } from '../../scripts/demoSetup';
 import { until } from '../sandbox/helpers';
 import type { N8nInstance, N8nOwner } from './n8n';
 import { describeE2E, hasBuiltPackage, importWorkflows, restOf, setupOwner, startN8n } from './n8n';
-import type { Workflow } from './shapes';
+import type { RestExecution, Workflow } from './shapes';
 import {
 	activate,
 	allGenerations,
@@ -123,14 +123,7 @@ const S4C = shape('S4c', 'Start run', () => ({
 }));
 const SHAPES = [S1, S1B, S2, S3, S4, S4C];
 
-interface Execution {
-	id: string;
-	status: string;
-	mode: string;
-	retryOf?: string | null;
-	workflowId: string;
-	data?: { resultData: { runData: Record<string, Array<{ data?: { main: Json[][] } }>> } };
-}
+type Execution = RestExecution;
 
 describeE2E('Retry in every workflow shape, exact to the credit (real n8n, issue #29)', () => {
 	let ctx: DemoContext;

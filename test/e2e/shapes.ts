@@ -15,6 +15,16 @@ import { mg, node } from './workflows';
 type Json = Record<string, unknown>;
 export type Workflow = N8nWorkflow & { id: string };
 
+/** An execution as n8n's REST API gives it (`GET /rest/executions`, a retry's answer). */
+export interface RestExecution {
+	id: string;
+	status: string;
+	mode: string;
+	retryOf?: string | null;
+	workflowId: string;
+	data?: { resultData: { runData: Record<string, Array<{ data?: { main: Json[][] } }>> } };
+}
+
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** The prompt of a row's job: `<tag> row <n>`. */
