@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Issue #29: n8n's Retry is exact to the credit in every workflow shape, in a real n8n (regular
  * mode, sqlite) with the packed package, against the sandbox. Each shape runs twice at once, with

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
 /**
  * The workflow shapes of issue #29 in a real n8n (shapes.e2e.test.ts, bench/crash.ts B8): each
  * started by a Webhook that answers at once, with rows from a Code node, each row's job named by
