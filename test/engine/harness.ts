@@ -147,7 +147,8 @@ export interface TestNode {
 
 export interface RunOptions {
 	credentials: {
-		mediaGenApi: { apiKey: string; baseUrl: string };
+		/** The API key and Base URL, and any other field (e.g. a credit budget). */
+		mediaGenApi: { apiKey: string; baseUrl: string } & Record<string, string | number>;
 		mediaGenWebhookSecretApi?: { productionSecret: string; testSecret?: string };
 	};
 	executionId?: string;

@@ -1,0 +1,261 @@
+/**
+ * The credit budget of the MediaGen API credential (issue #30), in n8n-core's engine against the
+ * sandbox: every test counts what the sandbox charged around the limit. Refusals before anything
+ * is sent (Continue On Fail error items naming budget, spent, reserved and estimate), what was
+ * spent earlier in the period, the floor, the period's time zone, several executions started
+ * together (the race), a key without billing.view, n8n's Retry (recovered jobs are not refused),
+ * and a run without a budget (no request for it).
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { forgetLedgers } from '../../nodes/shared/budget/ledger';
+import { client, until } from '../sandbox/helpers';
+import type { RunResult, TestNode } from './harness';
+import {
+	chain,
+	mediaGen,
+	retryCrashed,
+	retryExecution,
+	runWorkflow,
+	SavedExecutions,
+	startWorkflow,
+} from './harness';
+import { fastJobs, useSandbox } from './setup';
+
+const { sb, creds } = useSandbox({ timeScale: 0.01 });
+fastJobs();
+beforeEach(() => forgetLedgers());
+
+const COST = 4;
+const api = () => client(sb, sb.keys.pro);
+const balance = () => sb.control.credits('main').balance;
+const creates = () => sb.control.requests({ method: 'POST', path: '/generations$' });
+const ledgerReads = () => sb.control.requests({ method: 'GET', path: '/credits/ledger' });
+
+/** Credentials with a budget (per day in UTC unless told). */
+const budget = (fields: IDataObject, key = sb.keys.pro) => {
+	const c = creds(key);
+	Object.assign(c.mediaGenApi, { budgetPeriod: 'day', budgetTimeZone: 'UTC', ...fields });
+	return c;
+};
+
+const generation = (extra: INodeParameters = {}, durationMs = 30_000) => ({
+	resource: 'generation',
+	operation: 'create',
+	modelId: 'flux-pro',
+	tool: 'image',
+	prompt: '={{ "a lighthouse, row " + $json.row }}',
+	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
+	...extra,
+});
+const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ row: i + 1 }));
+const node = (extra: Partial<TestNode> = {}, params: INodeParameters = {}) =>
+	mediaGen('Generate', generation(params), { typeVersion: 2, ...extra });
+
+/** Every job of the workspace ended (charged or returned). */
+const settledJobs = () =>
+	until(async () => {
+		const all = (await api()('GET', '/generations?status=all&limit=100')).body
+			.data as IDataObject[];
+		return all.every((g) => !['queued', 'running'].includes(String(g.status)));
+	});
+
+async function run(items: IDataObject[], n: TestNode, credentials = creds()): Promise<RunResult> {
+	const r = await runWorkflow(chain(items, [n]), { credentials });
+	await settledJobs();
+	return r;
+}
+
+describe('one run against the budget', () => {
+	test('no budget set: not one request more (no ledger read)', async () => {
+		const r = await run(rows(2), node());
+		expect(r.error).toBeUndefined();
+		expect(ledgerReads()).toHaveLength(0);
+		expect(sb.control.requests({ method: 'POST', path: '/estimate' })).toHaveLength(0);
+	});
+
+	test('refused before anything is sent, without Continue On Fail: nothing created or charged', async () => {
+		const before = balance();
+		const r = await run(rows(3), node(), budget({ budgetCredits: 2 * COST }));
+		expect(r.error?.message).toMatch(/^Credit budget: item 3 \(Create\) was refused/);
+		expect(r.error?.message).toMatch(
+			/needs an estimated 4 credits, 0 credits left of the budget of 8 credits per day/,
+		);
+		expect(r.error?.description).toMatch(
+			/^Item 3 of 3\. Nothing was started or charged for any item/,
+		);
+		expect(creates()).toHaveLength(0);
+		expect(balance()).toBe(before);
+	});
+
+	test('with Continue On Fail the items past the budget are error items naming budget, spent, reserved and estimate; the rest are charged', async () => {
+		// spent earlier today: one job
+		await run([{ row: 0 }], node());
+		const before = balance();
+		const r = await run(
+			rows(4),
+			node({ continueOnFail: true }),
+			budget({ budgetCredits: 3 * COST }),
+		);
+		expect(r.error).toBeUndefined();
+		const out = r.json('Generate');
+		expect(out.map((o) => o.status ?? 'error')).toEqual([
+			'completed',
+			'completed',
+			'error',
+			'error',
+		]);
+		expect(String(out[2].error)).toMatch(
+			/Credit budget: item 3 \(Create\) was refused; it needs an estimated 4 credits, 0 credits left of the budget of 12 credits per day: spent 4, reserved 0 this day, this run's earlier items 8/,
+		);
+		expect(String(out[2].description)).toMatch(
+			/^Item 3 of 4\. Nothing was started or charged for this item\./,
+		);
+		expect(String(out[2].description)).toMatch(/It starts again at \d{4}-\d\d-\d\d 00:00 UTC/);
+		expect(creates()).toHaveLength(3);
+		expect(before - balance()).toBe(2 * COST);
+	});
+
+	test('the floor: no work that would take the balance below Keep Balance Above', async () => {
+		sb.control.setCredits('main', 5 * COST + 1);
+		const r = await run(
+			rows(5),
+			node({ continueOnFail: true }),
+			budget({ budgetPeriod: 'off', budgetFloor: 3 * COST }),
+		);
+		const out = r.json('Generate');
+		expect(out.filter((o) => o.status === 'completed')).toHaveLength(2);
+		expect(String(out[2].error)).toMatch(
+			/the balance kept above 12: balance 21, this run's earlier items 8/,
+		);
+		expect(balance()).toBe(3 * COST + 1);
+	});
+
+	test('a key without billing.view: a clear error, nothing sent', async () => {
+		const r = await run(rows(2), node(), budget({ budgetCredits: 100 }, sb.keys.noBilling));
+		expect(r.error?.message).toMatch(/needs the scope billing\.view/);
+		expect(r.error?.description).toMatch(/Nothing was started or charged for any item/);
+		expect(creates()).toHaveLength(0);
+	});
+
+	test('an unknown time zone: a clear error naming it, nothing sent', async () => {
+		const r = await run(
+			rows(1),
+			node(),
+			budget({ budgetCredits: 100, budgetTimeZone: 'Mars/Base' }),
+		);
+		expect(r.error?.message).toBe("The time zone of the credit budget is not known: 'Mars/Base'");
+		expect(ledgerReads()).toHaveLength(0);
+		expect(creates()).toHaveLength(0);
+	});
+});
+
+describe('several executions started together on one key (the race)', () => {
+	test.each([
+		[4, 6, 10],
+		[6, 5, 7],
+	])(
+		'%i executions of %i items, budget of %i jobs: exactly the budget charged, every refused item named, no execution failed',
+		async (executions, items, jobs) => {
+			const before = balance();
+			const started = Array.from({ length: executions }, (_, k) =>
+				startWorkflow(
+					chain(
+						rows(items).map((r) => ({ ...r, run: k })),
+						[node({ continueOnFail: true })],
+					),
+					{
+						credentials: budget({ budgetCredits: jobs * COST }),
+					},
+				),
+			);
+			const results = await Promise.all(started.map((s) => s.done));
+			await settledJobs();
+			const outs = results.map((r) => r.json('Generate'));
+			expect(results.map((r) => r.error)).toEqual(Array(executions).fill(undefined));
+			const delivered = outs.flat().filter((o) => o.status === 'completed');
+			const refused = outs
+				.flat()
+				.filter((o) => /^Credit budget: item \d+ \(Create\)/.test(String(o.error)));
+			expect(before - balance()).toBe(jobs * COST);
+			expect(delivered).toHaveLength(jobs);
+			expect(refused).toHaveLength(executions * items - jobs);
+			// eslint-disable-next-line no-console
+			console.log(
+				`[budget race] ${executions}×${items} items, budget ${jobs} jobs: creates ${creates().length}, cancels ${sb.control.requests({ method: 'POST', path: '/cancel$' }).length}, ledger reads ${ledgerReads().length}, estimates ${sb.control.requests({ method: 'POST', path: '/estimate$' }).length}, requests ${sb.control.requests().length}`,
+			);
+		},
+	);
+});
+
+describe("n8n's Retry", () => {
+	test('the jobs an earlier try started are not refused although the budget is used up now; the item never sent is', async () => {
+		const credentials = budget({ budgetCredits: 3 * COST });
+		const workflow = chain(rows(3), [node()]);
+		sb.control.setCredits('main', 2 * COST + 3); // the third create gets 402
+		const failed = await runWorkflow(workflow, { credentials });
+		expect(failed.error?.message).toMatch(/Not enough credits/);
+		expect(creates().filter((c) => c.status === 201)).toHaveLength(2);
+		await settledJobs();
+		sb.control.setCredits('main', 100);
+		// another execution takes the rest of the day's budget meanwhile
+		await run([{ row: 9 }], node(), credentials);
+		const before = balance();
+		sb.control.clearRequests();
+		const retried = await retryExecution(workflow, failed.run, { credentials });
+		await settledJobs();
+		expect(retried.error?.message).toMatch(/^Credit budget: item 3 \(Create\) was refused/);
+		expect(retried.error?.message).toMatch(/spent 12, reserved 0 this day/);
+		expect(creates()).toHaveLength(0);
+		expect(balance()).toBe(before);
+	});
+
+	test('after n8n died, the jobs found again are output and not refused; with Continue On Fail the item the budget refused is again an error item', async () => {
+		const credentials = budget({ budgetCredits: 3 * COST });
+		const workflow = chain(rows(4), [node({ continueOnFail: true })]);
+		const saved = new SavedExecutions();
+		const startedAt = Date.now();
+		const first = await runWorkflow(workflow, { credentials, executionId: 'x1', saved });
+		expect(first.json('Generate').map((o) => o.status ?? 'error')).toEqual([
+			'completed',
+			'completed',
+			'completed',
+			'error',
+		]);
+		await settledJobs();
+		const before = balance();
+		sb.control.clearRequests();
+		// n8n died while the node ran: its Retry on what n8n saved when the execution started
+		const retried = await retryCrashed(
+			workflow,
+			{ executionId: 'x1', startedAt },
+			['Items'],
+			'Generate',
+			{
+				credentials,
+				executionId: 'x1-retry',
+				saved,
+			},
+		);
+		await settledJobs();
+		expect(retried.error).toBeUndefined();
+		const out = retried.json('Generate');
+		expect(out.map((o) => o.status ?? 'error')).toEqual([
+			'completed',
+			'completed',
+			'completed',
+			'error',
+		]);
+		expect(out.slice(0, 3).map((o) => o.id)).toEqual(
+			first
+				.json('Generate')
+				.slice(0, 3)
+				.map((o) => o.id),
+		);
+		expect(String(out[3].error)).toMatch(
+			/^Credit budget: item 4 \(Create\) was refused.*spent 12, reserved 0/,
+		);
+		expect(creates()).toHaveLength(0);
+		expect(balance()).toBe(before);
+	});
+});
