@@ -8,6 +8,9 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
+import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
+import { BUDGET } from '../../nodes/shared/budget/run';
 import { forgetLedgers } from '../../nodes/shared/budget/ledger';
 import { client, until } from '../sandbox/helpers';
 import type { RunResult, TestNode } from './harness';
@@ -20,11 +23,13 @@ import {
 	SavedExecutions,
 	startWorkflow,
 } from './harness';
-import { fastJobs, useSandbox } from './setup';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
 beforeEach(() => forgetLedgers());
+const canvas = nodeFactory(new MediaGenCanvas());
+const editor = nodeFactory(new MediaGenEditor());
 
 const COST = 4;
 const api = () => client(sb, sb.keys.pro);
@@ -114,6 +119,15 @@ describe('one run against the budget', () => {
 		expect(String(out[2].description)).toMatch(/It starts again at \d{4}-\d\d-\d\d 00:00 UTC/);
 		expect(creates()).toHaveLength(3);
 		expect(before - balance()).toBe(2 * COST);
+		expect(r.taskData('Generate')?.hints).toEqual([
+			{
+				message: expect.stringMatching(
+					/^2 jobs, 8 credits charged; credit budget: 12 of 12 used this day at the run's last look \(4 charged, 8 reserved; starts again \d{4}-\d\d-\d\d 00:00 UTC\); 2 items refused by the budget$/,
+				),
+				type: 'warning',
+				location: 'outputPane',
+			},
+		]);
 	});
 
 	test('the floor: no work that would take the balance below Keep Balance Above', async () => {
@@ -257,5 +271,154 @@ describe("n8n's Retry", () => {
 		);
 		expect(creates()).toHaveLength(0);
 		expect(balance()).toBe(before);
+	});
+});
+
+describe('what the budget can and cannot cancel', () => {
+	test('a canvas run reserves step by step: a later step the ledger puts over is cancelled with its run, the earlier step stays charged, nothing over the budget', async () => {
+		const flow = (await api()('POST', '/canvas', { name: 'Two steps' })).body as IDataObject;
+		const step = (id: string, x: number) => ({
+			id,
+			type: 'image_gen',
+			position: { x, y: 0 },
+			data: { prompt: 'a fox', sandbox: { durationMs: 40_000 } },
+		});
+		const graph = {
+			nodes: [step('a', 0), { ...step('b', 200), data: { sandbox: { durationMs: 40_000 } } }],
+			edges: [{ id: 'e', source: 'a', target: 'b', targetHandle: 'in' }],
+			viewport: { x: 0, y: 0, zoom: 1 },
+		};
+		expect((await api()('PATCH', `/canvas/${String(flow.id)}`, { graph, version: 1 })).status).toBe(
+			200,
+		);
+		const before = balance();
+		const started = startWorkflow(
+			chain(
+				[{}],
+				[
+					canvas(
+						'Canvas',
+						{ resource: 'run', operation: 'start', canvasWorkflowId: rl(flow.id) },
+						{ typeVersion: 2, continueOnFail: true },
+					),
+				],
+			),
+			{ credentials: budget({ budgetCredits: 2 * COST }) },
+		);
+		// while step a runs, other work takes the rest of the budget: step b will be over
+		await until(async () => sb.control.credits('main').reserved === COST);
+		const other = (
+			await api()('POST', '/generations', {
+				modelId: 'flux-pro',
+				params: { sandbox: { durationMs: 100 } },
+			})
+		).body as IDataObject;
+		const r = await started.done;
+		await settledJobs();
+		const [out] = r.json('Canvas');
+		expect(String(out.error)).toMatch(
+			/^Credit budget: item 1 \(Start\) was cancelled once it showed in the credit ledger; its job reserved 4 credits, 0 credits left/,
+		);
+		const run = (
+			await api()(
+				'GET',
+				`/canvas/runs/${String((await api()('GET', `/canvas/${String(flow.id)}/runs`)).body.data[0].id)}`,
+			)
+		).body as IDataObject;
+		expect(run.status).toBe('cancelled');
+		expect((run.nodes as IDataObject[]).map((n) => n.status)).toEqual(['succeeded', 'cancelled']);
+		expect(other.status).toBe('queued');
+		expect(before - balance()).toBe(2 * COST);
+	});
+});
+
+describe('overshoot where nothing can be cancelled, measured', () => {
+	test('charged calls that answer at once, started together: each run saw room, each was charged (at most the other runs’ calls over)', async () => {
+		const video = sb.control.createLargeAsset({
+			size: 512,
+			mimeType: 'video/mp4',
+			filename: 'v.mp4',
+		});
+		const edit = (await api()('POST', '/edits', { sourceAssetId: video.id })).body as IDataObject;
+		const cost = Number(
+			((await api()('POST', `/edits/${String(edit.id)}/captions/estimate`, {})).body as IDataObject)
+				.credits,
+		);
+		const executions = 4;
+		const before = balance();
+		const runs = Array.from({ length: executions }, () =>
+			startWorkflow(
+				chain(
+					[{}],
+					[
+						editor(
+							'Captions',
+							{ resource: 'edit', operation: 'createCaptions', editId: rl(edit.id) },
+							{
+								typeVersion: 2,
+								continueOnFail: true,
+							},
+						),
+					],
+				),
+				{ credentials: budget({ budgetCredits: cost }) },
+			),
+		);
+		const results = await Promise.all(runs.map((s) => s.done));
+		const charged = before - balance();
+		const over = charged - cost;
+		const refused = results.filter((r) =>
+			/^Credit budget/.test(String(r.json('Captions')[0]?.error)),
+		).length;
+		// eslint-disable-next-line no-console
+		console.log(
+			`[budget] ${executions} Create Captions (${cost} credits each) together, budget ${cost}: charged ${charged}, over by ${over}, refused ${refused}`,
+		);
+		expect(charged).toBe((executions - refused) * cost);
+		expect(over).toBeLessThanOrEqual((executions - 1) * cost);
+		// afterwards the budget is used up: the next call is refused, nothing charged
+		const after = balance();
+		const next = await run(
+			[{}],
+			editor(
+				'Captions',
+				{ resource: 'edit', operation: 'createCaptions', editId: rl(edit.id) },
+				{ typeVersion: 2, continueOnFail: true },
+			),
+			budget({ budgetCredits: cost }),
+		);
+		expect(String(next.json('Captions')[0].error)).toMatch(
+			/^Credit budget: item 1 \(Create Captions\) was refused/,
+		);
+		expect(balance()).toBe(after);
+	});
+
+	test('generations that end before their run looks at the ledger again are charged: the overshoot is bounded by the items sent before that look', async () => {
+		const executions = 4;
+		const before = balance();
+		const started = Array.from({ length: executions }, (_, k) =>
+			startWorkflow(
+				chain(
+					rows(6).map((r) => ({ ...r, run: k })),
+					[
+						node(
+							{ continueOnFail: true },
+							{
+								additionalFields: { params: JSON.stringify({ sandbox: { durationMs: 100 } }) },
+							},
+						),
+					],
+				),
+				{ credentials: budget({ budgetCredits: 10 * COST }) },
+			),
+		);
+		await Promise.all(started.map((s) => s.done));
+		await settledJobs();
+		const over = before - balance() - 10 * COST;
+		// eslint-disable-next-line no-console
+		console.log(
+			`[budget] ${executions}×6 generations of 1 ms, budget 10 jobs: over by ${over} credits (${over / COST} jobs ended before their run looked again)`,
+		);
+		expect(over).toBeLessThanOrEqual(executions * BUDGET.firstChunk * COST);
 	});
 });

@@ -18,7 +18,7 @@ import type { PendingJob } from '../poller';
 import { jobPath } from '../poller';
 import { PROVENANCE_KEY } from '../runIdentity';
 import { isToolCall } from '../tool';
-import { asNodeError, credentialOf, statusOf } from '../transport';
+import { asNodeError, credentialOf, mediaGenRequest, statusOf } from '../transport';
 import type { Claim, Limits, Standing } from './ledger';
 import { readLedger, walkLedger } from './ledger';
 import type { BudgetView, Shortfall } from './messages';
@@ -300,12 +300,30 @@ export class RunBudget {
 		}
 	}
 
-	/** This run's claims in the ledger: each started job's reservations made after its first read. */
-	private claimsOf(started: Started): Claim[] {
-		const record = started.pending?.record ?? started.open.record;
+	/** This run's claims in the ledger: a started job's reservations made after its first read. */
+	private claimsOf(record: IDataObject): Claim[] {
 		return claimGens(record)
 			.map((gen) => this.walk.byGen.get(gen))
 			.filter((c): c is Claim => !!c && c.entry > this.before);
+	}
+
+	/**
+	 * What a canvas run the node waits for will still reserve: the estimates of its steps not
+	 * started yet, from its record read after the ledger (a step that starts in between is in
+	 * neither, so none is counted twice), with that record.
+	 */
+	private async stepsLeft(started: Started) {
+		const job = started.pending;
+		if (!job || !isStepwise(job.record)) return undefined;
+		const record = await mediaGenRequest<IDataObject>(this.run.ctx, {
+			method: 'GET',
+			path: job.pollPath,
+			itemIndex: job.itemIndex,
+		});
+		const nodes = Array.isArray(record?.nodes) ? (record.nodes as IDataObject[]) : [];
+		const waiting = nodes.filter((n) => n.status === 'pending' && !n.generationId);
+		const left = waiting.reduce((sum, n) => sum + (Number(n.credits_estimated) || 0), 0);
+		return { record, left };
 	}
 
 	/**
@@ -323,18 +341,15 @@ export class RunBudget {
 		for (const item of this.items) {
 			for (const started of item.started) {
 				if (started.refused || started.pending?.error || started.pending?.result) continue;
-				const claims = this.claimsOf(started);
+				const steps = await this.stepsLeft(started).catch(() => undefined);
+				const claims = this.claimsOf(
+					steps?.record ?? started.pending?.record ?? started.open.record,
+				);
 				for (const claim of claims) if (claim.entry > previous) mineNew.add(claim.entry);
 				const open = claims.filter((c) => !this.decided.has(`${c.entry}`));
 				const over = open.filter((c) => c.over);
 				for (const claim of open) if (!claim.over) this.decided.add(`${claim.entry}`);
-				let remainder = 0;
-				if (isStepwise(started.open.record) && item.cost !== undefined) {
-					const booked = claims
-						.filter((c) => c.state !== 'returned')
-						.reduce((n, c) => n + c.cost, 0);
-					remainder = Math.max(0, item.cost - booked);
-				}
+				const remainder = steps?.left ?? 0;
 				if (over.length || remainder > left) {
 					const cost = over.reduce((n, c) => n + c.cost, 0) || remainder;
 					const before = over[0]?.before ?? { ...this.walk, room: left };
