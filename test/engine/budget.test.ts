@@ -122,7 +122,7 @@ describe('one run against the budget', () => {
 		expect(r.taskData('Generate')?.hints).toEqual([
 			{
 				message: expect.stringMatching(
-					/^2 jobs, 8 credits charged; credit budget: 12 of 12 used this day at the run's last look \(4 charged, 8 reserved; starts again \d{4}-\d\d-\d\d 00:00 UTC\); 2 items refused by the budget$/,
+					/^2 jobs, 8 credits charged; credit budget: 12 of 12 used this day \(12 charged, 0 reserved, as this run last saw it; starts again \d{4}-\d\d-\d\d 00:00 UTC\); 2 items refused by the budget$/,
 				),
 				type: 'warning',
 				location: 'outputPane',

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Every charged operation of every action node against the credit budget (issue #30), around the
  * limit: each node's tour (./operationTour.ts) makes what the operations need; each operation
@@ -35,7 +34,7 @@ beforeEach(() => forgetLedgers());
 /** Operations that charge: job creates, charged calls answering at once, a generation retried. */
 const charging = (e: Endpoint) => (!!e.job || !!e.charged || !!e.reserves) && !e.nodeOperation;
 const chargingOps = (node: string) =>
-	new Map(
+	new Map<string, Endpoint>(
 		catalog[node].flatMap((g) =>
 			g.endpoints.filter(charging).map((e) => [`${g.resource}.${e.operation}`, e] as const),
 		),

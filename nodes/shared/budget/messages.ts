@@ -124,7 +124,7 @@ export function budgetLine(view: BudgetView, refused: number): string {
 	const parts: string[] = [];
 	if (settings.period) {
 		parts.push(
-			`credit budget: ${walk.spent + walk.reserved} of ${settings.credits ?? 0} used this ${settings.period} at the run's last look (${walk.spent} charged, ${walk.reserved} reserved; starts again ${window.endsAt})`,
+			`credit budget: ${walk.spent + walk.reserved} of ${settings.credits ?? 0} used this ${settings.period} (${walk.spent} charged, ${walk.reserved} reserved, as this run last saw it; starts again ${window.endsAt})`,
 		);
 	}
 	if (settings.floor > 0) parts.push(`balance ${walk.balance}, kept above ${settings.floor}`);

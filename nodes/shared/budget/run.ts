@@ -458,6 +458,16 @@ export class RunBudget {
 	hint(): string | undefined {
 		if (!this.items.length || this.window === undefined) return undefined;
 		const refused = this.items.filter((i) => i.refused).length;
-		return budgetLine(this.view, refused);
+		// this run's own reservations as its jobs ended since: charged, or returned
+		const standing = { ...this.walk };
+		for (const { pending } of this.items.flatMap((i) => i.started)) {
+			if (!pending || !(pending.result || pending.error)) continue;
+			for (const claim of this.claimsOf(pending.record)) {
+				if (claim.state !== 'held' || claim.over) continue;
+				standing.reserved -= claim.cost;
+				if (pending.result) standing.spent += claim.cost;
+			}
+		}
+		return budgetLine({ ...this.view, walk: standing }, refused);
 	}
 }
