@@ -79,6 +79,19 @@ describe('one run against the budget', () => {
 		expect(sb.control.requests({ method: 'POST', path: '/estimate' })).toHaveLength(0);
 	});
 
+	test('items that differ only in their Idempotency-Key and provenance share one estimate; others have their own', async () => {
+		const same = await run(
+			rows(3),
+			node({}, { prompt: 'the same' }),
+			budget({ budgetCredits: 100 }),
+		);
+		expect(same.error).toBeUndefined();
+		expect(sb.control.requests({ method: 'POST', path: '/estimate$' })).toHaveLength(1);
+		sb.control.clearRequests();
+		await run(rows(3), node(), budget({ budgetCredits: 100 }));
+		expect(sb.control.requests({ method: 'POST', path: '/estimate$' })).toHaveLength(3);
+	});
+
 	test('refused before anything is sent, without Continue On Fail: nothing created or charged', async () => {
 		const before = balance();
 		const r = await run(rows(3), node(), budget({ budgetCredits: 2 * COST }));

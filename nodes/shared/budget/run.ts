@@ -80,12 +80,21 @@ function claimGens(record: IDataObject): string[] {
 		.filter((g): g is string => typeof g === 'string' && !!g);
 }
 
-/** The body an estimate is priced by: the node's own provenance does not change a price. */
-function priceKey(path: string, body: IDataObject): string {
+/**
+ * What an estimate is priced by: its path and body, less what identifies the item rather than
+ * the work (the Idempotency-Key field, the node's provenance in `context`): items that differ
+ * only there share one estimate.
+ */
+function priceKey(path: string, plan: ItemPlan): string {
+	const body: IDataObject = { ...(plan.request.body ?? {}) };
+	for (const [name, field] of Object.entries(plan.endpoint.body))
+		if (field.derived === 'idempotencyKey') delete body[name];
 	const context = body.context as IDataObject | undefined;
-	if (!context || !(PROVENANCE_KEY in context)) return `${path} ${JSON.stringify(body)}`;
-	const own = Object.fromEntries(Object.entries(context).filter(([k]) => k !== PROVENANCE_KEY));
-	return `${path} ${JSON.stringify({ ...body, context: own })}`;
+	if (context && PROVENANCE_KEY in context)
+		body.context = Object.fromEntries(
+			Object.entries(context).filter(([k]) => k !== PROVENANCE_KEY),
+		);
+	return `${path} ${JSON.stringify(body)}`;
 }
 
 export class RunBudget {
@@ -197,7 +206,7 @@ export class RunBudget {
 					request.params,
 				);
 				const body = request.body ?? {};
-				const key = priceKey(path, body);
+				const key = priceKey(path, item.plan);
 				if (!prices.has(key)) prices.set(key, estimateCredits(ctx, path, body, itemIndex));
 				try {
 					item.cost = await prices.get(key);
