@@ -13,12 +13,11 @@ import type { ItemPlan, SendResult } from '../behaviours/behaviour';
 import type { OpenJob } from '../cancelJobs';
 import { cancelJobs } from '../cancelJobs';
 import type { JobSettings } from '../jobs';
-import { estimateCredits } from '../jobs';
 import type { PendingJob } from '../poller';
 import { jobPath } from '../poller';
-import { PROVENANCE_KEY } from '../runIdentity';
 import { isToolCall } from '../tool';
 import { asNodeError, credentialOf, mediaGenRequest, statusOf } from '../transport';
+import { estimateAll } from './estimates';
 import type { Claim, Limits, Standing } from './ledger';
 import { readLedger, walkLedger } from './ledger';
 import type { BudgetView, Shortfall } from './messages';
@@ -30,8 +29,6 @@ import { BUDGET_SCOPE_MESSAGE, budgetSettings, isTimeZone, periodWindow } from '
 export const BUDGET = {
 	/** Items sent before the first look again (the other runs' pace is not known yet). */
 	firstChunk: 4,
-	/** Estimate requests in flight at once. */
-	estimatesInFlight: 8,
 };
 
 /** What the budget needs of a node run (router.ts's run has it). */
@@ -78,23 +75,6 @@ function claimGens(record: IDataObject): string[] {
 	return (record.nodes as IDataObject[])
 		.map((n) => n?.generationId)
 		.filter((g): g is string => typeof g === 'string' && !!g);
-}
-
-/**
- * What an estimate is priced by: its path and body, less what identifies the item rather than
- * the work (the Idempotency-Key field, the node's provenance in `context`): items that differ
- * only there share one estimate.
- */
-function priceKey(path: string, plan: ItemPlan): string {
-	const body: IDataObject = { ...(plan.request.body ?? {}) };
-	for (const [name, field] of Object.entries(plan.endpoint.body))
-		if (field.derived === 'idempotencyKey') delete body[name];
-	const context = body.context as IDataObject | undefined;
-	if (context && PROVENANCE_KEY in context)
-		body.context = Object.fromEntries(
-			Object.entries(context).filter(([k]) => k !== PROVENANCE_KEY),
-		);
-	return `${path} ${JSON.stringify(body)}`;
 }
 
 export class RunBudget {
@@ -186,39 +166,6 @@ export class RunBudget {
 		);
 	}
 
-	/** The items' estimates, one request per distinct priced body, a few at a time. */
-	private async estimate(): Promise<Map<number, unknown>> {
-		const failed = new Map<number, unknown>();
-		const prices = new Map<string, Promise<number>>();
-		const { ctx } = this.run;
-		const work = this.items.filter((item) => {
-			const { job, endpoint, request } = item.plan;
-			const into = endpoint.estimateInto && request.body?.[endpoint.estimateInto.field];
-			item.cost = job?.estimate ?? (typeof into === 'number' ? into : undefined);
-			return item.cost === undefined && !!(endpoint.job?.estimate ?? endpoint.charged?.estimate);
-		});
-		for (let k = 0; k < work.length; k += BUDGET.estimatesInFlight) {
-			const batch = work.slice(k, k + BUDGET.estimatesInFlight).map(async (item) => {
-				const { endpoint, request, itemIndex } = item.plan;
-				const path = jobPath(
-					String(endpoint.job?.estimate ?? endpoint.charged?.estimate),
-					'',
-					request.params,
-				);
-				const body = request.body ?? {};
-				const key = priceKey(path, item.plan);
-				if (!prices.has(key)) prices.set(key, estimateCredits(ctx, path, body, itemIndex));
-				try {
-					item.cost = await prices.get(key);
-				} catch (error) {
-					failed.set(itemIndex, error);
-				}
-			});
-			await Promise.all(batch);
-		}
-		return failed;
-	}
-
 	/**
 	 * The guard phase: estimates, the period read from the ledger, and the items (in order) that
 	 * the budget has no room for refused before anything is sent.
@@ -239,7 +186,8 @@ export class RunBudget {
 			for (const item of this.items) refused.set(item.plan.itemIndex, error);
 			return refused;
 		}
-		for (const [itemIndex, error] of await this.estimate()) refused.set(itemIndex, error);
+		for (const [itemIndex, error] of await estimateAll(this.run.ctx, this.items))
+			refused.set(itemIndex, error);
 		try {
 			await this.read();
 		} catch (error) {
