@@ -165,6 +165,21 @@ describe('one run against the budget', () => {
 		expect(creates()).toHaveLength(0);
 	});
 
+	test('a ledger MediaGen cannot answer (500, past the retries): the charging items are refused, nothing sent', async () => {
+		sb.control.addFault({ kind: 'fail', method: 'GET', path: '/credits/ledger', count: 10 });
+		const r = await run(
+			[{ row: 1 }],
+			node({ continueOnFail: true }),
+			budget({ budgetCredits: 100 }),
+		);
+		const [out] = r.json('Generate');
+		expect(String(out.error)).toMatch(
+			/^The credit budget could not be checked: MediaGen server error \(500\)/,
+		);
+		expect(String(out.description)).toMatch(/Nothing was started or charged for this item/);
+		expect(creates()).toHaveLength(0);
+	});
+
 	test('an unknown time zone: a clear error naming it, nothing sent', async () => {
 		const r = await run(
 			rows(1),
@@ -179,17 +194,18 @@ describe('one run against the budget', () => {
 
 describe('several executions started together on one key (the race)', () => {
 	test.each([
-		[4, 6, 10],
-		[6, 5, 7],
+		[4, 6, 10, true],
+		[6, 5, 7, true],
+		[4, 6, 10, false],
 	])(
-		'%i executions of %i items, budget of %i jobs: exactly the budget charged, every refused item named, no execution failed',
-		async (executions, items, jobs) => {
+		'%i executions of %i items, budget of %i jobs (Wait for Completion %s): exactly the budget charged, every refused item named, no execution failed',
+		async (executions, items, jobs, wait) => {
 			const before = balance();
 			const started = Array.from({ length: executions }, (_, k) =>
 				startWorkflow(
 					chain(
 						rows(items).map((r) => ({ ...r, run: k })),
-						[node({ continueOnFail: true })],
+						[node({ continueOnFail: true }, { waitForCompletion: wait })],
 					),
 					{
 						credentials: budget({ budgetCredits: jobs * COST }),
@@ -200,7 +216,7 @@ describe('several executions started together on one key (the race)', () => {
 			await settledJobs();
 			const outs = results.map((r) => r.json('Generate'));
 			expect(results.map((r) => r.error)).toEqual(Array(executions).fill(undefined));
-			const delivered = outs.flat().filter((o) => o.status === 'completed');
+			const delivered = outs.flat().filter((o) => o.id && !o.error);
 			const refused = outs
 				.flat()
 				.filter((o) => /^Credit budget: item \d+ \(Create\)/.test(String(o.error)));
