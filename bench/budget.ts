@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * B9: the credit budget in a race (bench/README.md). 8 executions of a 25-item Generation →
  * Create workflow (Continue On Fail) fired together through a Webhook on one MediaGen API
