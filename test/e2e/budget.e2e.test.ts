@@ -174,6 +174,11 @@ describeE2E('the credit budget in a real n8n', () => {
 			expect(creates()).toHaveLength(3);
 			expect(before - balance()).toBe(3 * COST);
 			const hints = (r.runData.Generate[0] as unknown as { hints?: Json[] }).hints ?? [];
+			expect(hints.map((h) => h.message)).toEqual([
+				expect.stringMatching(
+					/^3 jobs, 12 credits charged; credit budget: 12 of 12 used this day \(12 charged, 0 reserved, as this run last saw it; starts again \d{4}-\d\d-\d\d 00:00 Europe\/Berlin\); 2 items refused by the budget$/,
+				),
+			]);
 			// eslint-disable-next-line no-console
 			console.log(
 				`[e2e budget] past the budget: ${out.length} items, hints ${JSON.stringify(hints)}`,
