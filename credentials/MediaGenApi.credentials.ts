@@ -7,6 +7,11 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import {
+	BUDGET_PROPERTIES,
+	BUDGET_SCOPE_MESSAGE,
+	BUDGET_TEST_URL,
+} from '../nodes/shared/budget/settings';
 import { insecureUrlProblem } from '../nodes/shared/urlPolicy';
 
 export class MediaGenApi implements ICredentialType {
@@ -39,6 +44,7 @@ export class MediaGenApi implements ICredentialType {
 			description:
 				'The API base URL, including the version prefix (for example /v1). Must be https (plain http only for localhost): every request carries the API key.',
 		},
+		...BUDGET_PROPERTIES,
 	];
 
 	/**
@@ -66,12 +72,17 @@ export class MediaGenApi implements ICredentialType {
 		};
 	}
 
+	/**
+	 * GET /workspace; with a credit budget set, GET /credits/ledger instead: the budget reads the
+	 * ledger (scope billing.view), and a key without that scope is told so here.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/workspace',
+			url: BUDGET_TEST_URL,
 			method: 'GET',
 			disableFollowRedirect: true,
 		},
+		rules: [{ type: 'responseCode', properties: { value: 403, message: BUDGET_SCOPE_MESSAGE } }],
 	};
 }

@@ -41,6 +41,7 @@ export type WorkspaceRef =
 	| 'starter'
 	| 'pro'
 	| 'readOnly'
+	| 'noBilling'
 	| 'otherWorkspace'
 	| (string & {});
 export type AssetJson = ReturnType<typeof assetView>;

@@ -29,6 +29,8 @@ export interface SandboxKeys {
 	pro: string;
 	/** Workspace "Main", content.read only. */
 	readOnly: string;
+	/** Workspace "Main", every scope but billing.view. */
+	noBilling: string;
 	/** Pro workspace "Other", all scopes. */
 	otherWorkspace: string;
 	/** Starter-plan workspace, all scopes (no webhooks). */

@@ -46,7 +46,7 @@ export interface SandboxConfig {
 }
 
 export interface ApiKey {
-	name: 'pro' | 'readOnly' | 'otherWorkspace' | 'starter';
+	name: 'pro' | 'readOnly' | 'noBilling' | 'otherWorkspace' | 'starter';
 	secret: string;
 	workspaceId: string;
 	scopes: Scope[];
@@ -309,6 +309,13 @@ export const KEYS: ApiKey[] = [
 		workspaceId: WORKSPACE_IDS.main,
 		scopes: ['content.read'],
 		purpose: 'same workspace "Main", content.read only (403 elsewhere)',
+	},
+	{
+		name: 'noBilling',
+		secret: 'sbx_pro_no_billing_7p8q9r0s1t',
+		workspaceId: WORKSPACE_IDS.main,
+		scopes: ALL_SCOPES.filter((s) => s !== 'billing.view'),
+		purpose: 'same workspace "Main", every scope but billing.view (the ledger answers 403)',
 	},
 	{
 		name: 'otherWorkspace',

@@ -390,7 +390,7 @@ async function sweep(
 export async function waitForJobs(
 	ctx: IExecuteFunctions,
 	jobs: PendingJob[],
-	options: { until?: number } = {},
+	options: { until?: number; onLook?: () => Promise<void> } = {},
 ): Promise<void> {
 	const until = options.until ?? Infinity;
 	const cap = new RequestCap();
@@ -440,6 +440,8 @@ export async function waitForJobs(
 			if (nextList) seen = await sweepOrCount(ctx, cap, nextList);
 			else if (nextSingle) seen = await readOne(ctx, cap, nextSingle);
 			afterLook(ctx, seen, jobs, Date.now());
+			// the credit budget looks at what a canvas run's steps reserved (budget/run.ts)
+			if (seen.length) await options.onLook?.();
 		}
 	} catch (error) {
 		if (!ctx.getExecutionCancelSignal()?.aborted) throw asNodeError(ctx, error);

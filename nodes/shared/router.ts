@@ -13,6 +13,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemPlan, RunState, SendResult } from './behaviours/behaviour';
 import { behaviourOf } from './behaviours';
+import { RunBudget } from './budget/run';
 import { addIdempotencyKey } from './behaviours/idempotency';
 import { guard, needsEstimate } from './behaviours/job';
 import type { Endpoint, Group } from './catalog/dsl';
@@ -63,6 +64,8 @@ interface NodeRun extends RunState {
 	waiting: Array<{ job: PendingJob; settings: JobSettings }>;
 	/** What this execution's saved data says of earlier tries (runs with an identity). */
 	view?: SavedView;
+	/** The credit budget of the credential, when it sets one (budget/run.ts). */
+	budget?: RunBudget;
 }
 
 /** This node's run index in the execution (n8n gives no direct getter to execute()). */
@@ -240,6 +243,8 @@ async function guardAll(run: NodeRun): Promise<void> {
 	);
 	refuse(run, refused, 'guard');
 	if (runLimit > 0) checkRunLimit(run, runLimit);
+	run.budget = await RunBudget.of(run);
+	if (run.budget) refuse(run, await run.budget.guard(), 'guard');
 }
 
 /**
@@ -298,10 +303,12 @@ async function sendAll(run: NodeRun): Promise<void> {
 		run.plans,
 		(plan) => (isPlainRead(plan.endpoint) ? READS_IN_FLIGHT : 1),
 		async (plan) => {
+			if (run.budget && !(await run.budget.allows(plan))) return;
 			const sent = pairWithItems(
 				await behaviourOf(plan.endpoint).send(run.ctx, plan, run),
 				plan.items,
 			);
+			run.budget?.sent(plan, sent);
 			if (sent.kind === 'items') run.results[plan.itemIndex] = sent.items;
 			else if (plan.job)
 				for (const job of sent.jobs) run.waiting.push({ job, settings: plan.job.settings });
@@ -309,6 +316,7 @@ async function sendAll(run: NodeRun): Promise<void> {
 		failed,
 		!run.continueOnFail,
 	);
+	for (const [item, error] of (await run.budget?.afterSending()) ?? []) failed.set(item, error);
 	run.waiting.sort((a, b) => a.job.itemIndex - b.job.itemIndex);
 	if (!failed.size) return;
 	const started = run.waiting.map((w) => w.job);
@@ -335,7 +343,10 @@ async function waitAndOutput(run: NodeRun): Promise<void> {
 	const started = run.waiting.map((w) => w.job);
 	if (!started.length) return;
 	const tool = isToolCall(ctx);
-	await waitForJobs(ctx, started, tool ? { until: Date.now() + TOOL_MODE.waitSeconds * 1000 } : {});
+	await waitForJobs(ctx, started, {
+		...(tool ? { until: Date.now() + TOOL_MODE.waitSeconds * 1000 } : {}),
+		onLook: run.budget?.onLook,
+	});
 	const firstFailure = started.find((j) => j.error);
 	if (firstFailure && !run.continueOnFail) {
 		throw withStartedJobs(asNodeError(ctx, firstFailure.error, firstFailure.itemIndex), started);
@@ -376,6 +387,7 @@ function outputOf(run: NodeRun): INodeExecutionData[][] {
 		const hint = costHint(
 			run.waiting.map((w) => w.job),
 			unwaited,
+			run.budget?.hint(),
 		);
 		if (hint) ctx.addExecutionHints(hint);
 	}

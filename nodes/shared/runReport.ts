@@ -75,10 +75,11 @@ export function beforeSending(
 
 /**
  * What the run's jobs cost, as an n8n execution hint on the node's output ("12 jobs, 48 credits
- * charged; 2 failed (credits returned)"), where the n8n version has hints.
+ * charged; 2 failed (credits returned)"), where the n8n version has hints, and how much of the
+ * credit budget is used (`budget`: its line, budget/messages.ts).
  */
-export function costHint(waited: PendingJob[], unwaited: number) {
-	if (!waited.length && !unwaited) return undefined;
+export function costHint(waited: PendingJob[], unwaited: number, budget?: string) {
+	if (!waited.length && !unwaited && !budget) return undefined;
 	const parts: string[] = [];
 	if (waited.length) {
 		const completed = waited.filter((j) => j.result);
@@ -97,7 +98,8 @@ export function costHint(waited: PendingJob[], unwaited: number) {
 			`${unwaited} item${unwaited === 1 ? '' : 's'} started jobs without waiting (charged when they succeed)`,
 		);
 	}
-	const failed = parts.some((p) => p.includes('failed'));
+	if (budget) parts.push(budget);
+	const failed = parts.some((p) => p.includes('failed') || p.includes('refused'));
 	return {
 		message: parts.join('; '),
 		type: failed ? ('warning' as const) : ('info' as const),

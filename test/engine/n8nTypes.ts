@@ -29,7 +29,8 @@ import {
 
 /** The credentials an execution of the harness runs with. */
 export type TestCredentials = {
-	mediaGenApi: { apiKey: string; baseUrl: string };
+	/** The API key and Base URL, and any other field (e.g. a credit budget). */
+	mediaGenApi: { apiKey: string; baseUrl: string } & Record<string, string | number>;
 	mediaGenWebhookSecretApi?: { productionSecret: string; testSecret?: string };
 };
 

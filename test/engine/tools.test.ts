@@ -152,7 +152,11 @@ const TOOLS: TestNode[] = [
 	},
 ];
 
-async function agentRun(script: Step[], overrides: Record<string, IDataObject> = {}) {
+async function agentRun(
+	script: Step[],
+	overrides: Record<string, IDataObject> = {},
+	credentials = creds(),
+) {
 	const agent: TestNode = {
 		name: 'Agent',
 		type: 'test.scriptedAgent',
@@ -169,7 +173,7 @@ async function agentRun(script: Step[], overrides: Record<string, IDataObject> =
 			TOOLS.map((t) => [t.name, { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] }]),
 		),
 	};
-	const result = await runWorkflow(workflow, { credentials: creds() });
+	const result = await runWorkflow(workflow, { credentials });
 	if (result.error) throw new Error(`${result.error.message} ${result.error.description ?? ''}`);
 	return result.json('Agent');
 }
@@ -318,4 +322,33 @@ test('every n8n API the nodes call exists in the context n8n-core runs a tool wi
 		return typeof target !== 'function' && typeof target !== 'object';
 	});
 	expect(missing).toEqual([]);
+});
+
+test('a call over the credit budget is answered with a readable refusal, not a failure: nothing started or charged', async () => {
+	const credentials = creds();
+	Object.assign(credentials.mediaGenApi, { budgetPeriod: 'day', budgetCredits: 6 });
+	const before = balance();
+	const [first, second] = await agentRun(
+		[
+			{ tool: 'Create Generation', args: { prompt: 'one' } },
+			{ tool: 'Create Generation', args: { prompt: 'two' } },
+		],
+		{ 'Create Generation': { returnAs: 'json' } },
+		credentials,
+	);
+	const answer = (a: IDataObject) =>
+		(Array.isArray(a.answer) ? a.answer[0] : a.answer) as IDataObject;
+	expect(answer(first)).toMatchObject({ status: 'completed' });
+	expect(second.error).toBeUndefined();
+	expect(answer(second)).toMatchObject({
+		refused: true,
+		reason: 'creditBudget',
+		message: expect.stringMatching(
+			/^Credit budget: item 1 \(Create\) was refused; it needs an estimated 4 credits, 2 credits left of the budget of 6 credits per day: spent 4, reserved 0 this day/,
+		),
+		budget: { budget: 6, spent: 4, reserved: 0, estimate: 4, left: 2 },
+		next: expect.stringMatching(/Do not call it again for this; tell the user/),
+	});
+	expect(sb.control.requests({ method: 'POST', path: '/generations$' })).toHaveLength(1);
+	expect(before - balance()).toBe(4);
 });

@@ -31,6 +31,15 @@ describe('auth, scopes, workspaces', () => {
 		expect((await readOnly('GET', '/projects')).status).toBe(200);
 	});
 
+	it('the noBilling key: every scope but billing.view (the ledger answers 403)', async () => {
+		const noBilling = client(sb, sb.keys.noBilling);
+		const l = await noBilling('GET', '/credits/ledger');
+		expect(l.status).toBe(403);
+		expect(l.body.error.details).toMatchObject({ requiredScope: 'billing.view' });
+		expect((await noBilling('GET', '/credits')).status).toBe(200);
+		expect((await noBilling('POST', '/projects', { name: 'x' })).status).toBe(201);
+	});
+
 	it("hides other workspaces' data with 404", async () => {
 		const p = await pro('POST', '/projects', { name: 'Mine' });
 		expect(p.status).toBe(201);
@@ -367,5 +376,29 @@ describe('projects, assets, collections', () => {
 		const l = await pro('GET', '/credits/ledger');
 		expect(l.body.data.map((e: { type: string }) => e.type)).toEqual(['adjustment', 'grant']);
 		expect(l.body.data[0]).toMatchObject({ amount: -100, balance_after: 900 });
+	});
+
+	it('ledger order (what the credit budget reads): a reservation booked before the create answers, its settling release and charge together, an immediate charge without a generation', async () => {
+		const g = await pro('POST', '/generations', {
+			modelId: 'm',
+			params: { sandbox: { durationMs: 1 } },
+		});
+		const booked = await pro('GET', '/credits/ledger?all=true&limit=1');
+		expect(booked.body.data[0]).toMatchObject({
+			type: 'reserve',
+			amount: -4,
+			generation_id: g.body.id,
+		});
+		await until(
+			async () => (await pro('GET', `/generations/${g.body.id}`)).body.status === 'completed',
+		);
+		const after = (await pro('GET', '/credits/ledger?all=true&limit=3')).body.data;
+		expect(after.map((e: { type: string; amount: number }) => [e.type, e.amount])).toEqual([
+			['charge', -4],
+			['release', 4],
+			['reserve', -4],
+		]);
+		expect(after[0].id).toBe(after[1].id + 1);
+		expect(after.every((e: { generation_id: string }) => e.generation_id === g.body.id)).toBe(true);
 	});
 });

@@ -165,6 +165,12 @@ export interface EndpointBehaviour {
 	 */
 	charged?: ChargedRule;
 	/**
+	 * A plain call that starts a job again whose answer is its generation record (Generation →
+	 * Retry: credits reserved again): the credit budget counts it and cancels it at `cancel`
+	 * (`{jobId}`: the record's id) when it is over (../budget/).
+	 */
+	reserves?: { cancel: string };
+	/**
 	 * A node operation of its own (no endpoint of the spec): it waits for jobs that already exist
 	 * (`wait`: the job id is the path parameter `jobId`), or collects the generations an n8n
 	 * execution started (`collect`, found by their provenance). From node version `since`.
@@ -235,6 +241,8 @@ export type RecoverRule =
 export interface ChargedRule {
 	evidence: { path: string; within: string; match: Record<string, string> };
 	answer: { path: string; each?: string };
+	/** POST path of the call's estimate (same body), where the API has one: the credit budget's. */
+	estimate?: string;
 }
 
 /** The resource and operation a new node opens on (version 2 on); never a destructive one. */

@@ -104,6 +104,7 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 		name: 'Retry',
 		action: 'Retry a failed generation',
 		path: generationId,
+		reserves: { cancel: '/generations/{jobId}/cancel' },
 	}),
 	endpoint('wait', 'GET /generations/{id}', 'content.read', {
 		name: 'Wait',

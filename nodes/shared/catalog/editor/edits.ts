@@ -22,9 +22,14 @@ const editId = { id: ref('edit') };
  * A charged edit call that answers with the edit (or `answer`): its work is the edit's AI task of
  * `type` (docs/api-assumptions.md, Edit record), found again after a lost answer or a crash.
  */
-const editTask = (type: string, answer: ChargedRule['answer'] = { path: '/edits/{id}' }) => ({
+const editTask = (
+	type: string,
+	answer: ChargedRule['answer'] = { path: '/edits/{id}' },
+	estimate?: string,
+): ChargedRule => ({
 	evidence: { path: '/edits/{id}', within: 'aiTasks', match: { type } },
 	answer,
+	...(estimate ? { estimate } : {}),
 });
 const preset = (o: { required?: boolean; top?: boolean } = {}) => oneOf(PRESETS, o);
 const name = str({ max: 120 });
@@ -148,7 +153,7 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Create captions for an edit',
 		description: 'Auto captions: transcribe the audio with timestamps',
 		path: editId,
-		charged: editTask('captions'),
+		charged: editTask('captions', undefined, '/edits/{id}/captions/estimate'),
 		body: { modelId: str({ max: 80, displayName: 'Model ID' }), language: str({ max: 10 }) },
 	}),
 	endpoint('translateCaptions', 'POST /edits/{id}/captions/translate', 'content.create', {
@@ -211,7 +216,7 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Edit with an AI instruction',
 		description: 'Natural-language edit of the version given as Base Version',
 		path: editId,
-		charged: editTask('ai'),
+		charged: editTask('ai', undefined, '/edits/{id}/ai/estimate'),
 		body: {
 			instruction: str({ required: true, max: 2000, rows: 3 }),
 			baseVersion: version('The current version of the edit the instruction applies to'),
