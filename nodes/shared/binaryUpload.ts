@@ -317,14 +317,15 @@ async function sendParts(
 
 /**
  * Uploads an item's binary property (checked in the prepare step: binaryFileInfo) with an already
- * validated POST /uploads body; returns the asset. In a re-run of the same run and item (n8n's
- * Retry, Retry On Fail) the earlier upload's asset is looked up first: no second asset.
+ * validated POST /uploads body; returns the asset. In a re-run of the same run position (n8n's run
+ * index less the runs its crash recovery added: runMemory.ts) and item (n8n's Retry, Retry On
+ * Fail) the earlier upload's asset is looked up first: no second asset.
  */
 export async function uploadBinary(
 	ctx: IExecuteFunctions,
 	subject: UploadSubject,
 	startBody: IDataObject,
-	runIndex: number,
+	position: number,
 ): Promise<IDataObject> {
 	const { itemIndex, propertyName, file } = subject;
 	const binary: IBinaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
@@ -337,7 +338,7 @@ export async function uploadBinary(
 		);
 	}
 	const body = { ...startBody, size };
-	const memory = uploadMemory(ctx, runIndex, itemIndex, uploadKey(body, binary.id));
+	const memory = uploadMemory(ctx, position, itemIndex, uploadKey(body, binary.id));
 	const earlier = await earlierAsset(ctx, subject, memory);
 	if (earlier) return earlier;
 

@@ -53,6 +53,8 @@ export interface MediaGenRequest {
 	 * not end at the cancel. The caller bounds the time it spends.
 	 */
 	ignoreCancel?: boolean;
+	/** Called with a successful answer's headers (e.g. to read MediaGen's clock). */
+	onHeaders?: (headers: Record<string, unknown>) => void;
 }
 
 /**
@@ -374,6 +376,7 @@ export async function mediaGenRequest<T = unknown>(
 			if (response.statusCode < 200 || response.statusCode >= 300)
 				return { ok: false, failure: answerFailure({ ...response, body: body.value }) };
 			if (!body.whole) throw tooLargeAnswer(ctx, request);
+			request.onHeaders?.(response.headers ?? {});
 			return { ok: true, value: body.value as T };
 		},
 		giveUp: ({ response, error }, retries) =>

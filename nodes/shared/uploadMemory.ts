@@ -1,6 +1,6 @@
 /**
  * What an upload keeps in the node context (`getContext('node')`), which n8n keeps for Retry On
- * Fail and saves with the execution for its Retry: per run and item, the upload whose complete
+ * Fail and saves with the execution for its Retry: per run position and item, the upload whose complete
  * was sent (with its parts) and, once answered, its asset. A re-run of that item asks MediaGen for
  * that upload's asset instead of uploading again. The reasons: docs/files.md, Upload.
  */
@@ -19,7 +19,7 @@ export interface RememberedUpload {
 	assetId?: string;
 }
 
-/** Per run index, then per item index. */
+/** Per run position (n8n's run index less the runs its crash recovery added), then per item. */
 type Uploads = Record<string, Record<string, RememberedUpload>>;
 
 const KEY = 'mediaGenUploads';
@@ -41,16 +41,16 @@ export interface UploadMemory {
 	forget(): void;
 }
 
-/** The memory of one item's upload in one run of the node. */
+/** The memory of one item's upload in one run position of the node. */
 export function uploadMemory(
 	ctx: IExecuteFunctions,
-	runIndex: number,
+	position: number,
 	itemIndex: number,
 	key: string,
 ): UploadMemory {
 	const context = ctx.getContext('node');
 	const all = (context[KEY] ??= {}) as Uploads;
-	const run = String(runIndex);
+	const run = String(position);
 	const item = String(itemIndex);
 	const set = (entry: RememberedUpload) => {
 		all[run] ??= {};

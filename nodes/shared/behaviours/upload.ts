@@ -31,7 +31,7 @@ export const upload: Behaviour = {
 			ctx,
 			{ itemIndex, propertyName, file },
 			request.body ?? {},
-			run.runIndex,
+			run.position,
 		);
 		return outputs([asset], itemIndex);
 	},
