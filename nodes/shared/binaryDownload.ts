@@ -107,8 +107,12 @@ export async function downloadLink(
 interface StreamWatch {
 	/** More than the limit arrived (the stream was broken off). */
 	exceeded(): boolean;
-	/** The stream itself failed (the network, the server): a fault of the transfer. */
-	failed(): boolean;
+	/**
+	 * Whether `error` (what n8n's storing threw) is the stream's own failure (the network, the
+	 * server): the stream's error itself, or its cause. Not when n8n's store failed first and then
+	 * let go of the stream (which makes the stream fail after it: "aborted").
+	 */
+	failedWith(error: unknown): boolean;
 	/** The stream ended: every byte arrived, so a failure after it is n8n's storing. */
 	ended(): boolean;
 }
@@ -116,12 +120,16 @@ interface StreamWatch {
 /**
  * Watches a response stream as its consumer reads it: counts its bytes and breaks it off past
  * `limit` (every chunk read, by pipe, listener or iteration, is emitted as 'data'), and notes
- * whether it failed or ended. `prependListener`, unlike `on`, does not switch the stream to
- * flowing: no chunk flows before the consumer starts.
+ * its first error and whether it ended. `prependListener`, unlike `on`, does not switch the
+ * stream to flowing: no chunk flows before the consumer starts.
  */
 function watchStream(body: unknown, limit: number): StreamWatch {
 	const stream = body as BinaryStream;
-	const seen = { total: 0, exceeded: false, failed: false, ended: false };
+	const seen: { total: number; exceeded: boolean; ended: boolean; error?: unknown } = {
+		total: 0,
+		exceeded: false,
+		ended: false,
+	};
 	if (typeof stream?.prependListener === 'function') {
 		if (Number.isFinite(limit))
 			stream.prependListener('data', (chunk: Buffer | string) => {
@@ -131,12 +139,14 @@ function watchStream(body: unknown, limit: number): StreamWatch {
 					stream.destroy(new Error(`more than ${limit} bytes`));
 				}
 			});
-		stream.prependListener('error', () => (seen.failed = true));
+		stream.prependListener('error', (error: unknown) => (seen.error ??= error));
 		stream.prependListener('end', () => (seen.ended = true));
 	}
 	return {
 		exceeded: () => seen.exceeded,
-		failed: () => seen.failed,
+		failedWith: (error) =>
+			seen.error !== undefined &&
+			(error === seen.error || (error as { cause?: unknown } | null)?.cause === seen.error),
 		ended: () => seen.ended,
 	};
 }
@@ -235,7 +245,7 @@ function storeFailure(
 					`broken off: the signed URL sent more than the ${limit} bytes MediaGen announced`,
 				)
 			: tooLarge(download, `more than ${limit}`, 'the signed URL sends');
-	const local = watch.failed() ? undefined : localCause(error, watch.ended());
+	const local = watch.failedWith(error) ? undefined : localCause(error, watch.ended());
 	if (local)
 		throw new NodeOperationError(
 			ctx.getNode(),

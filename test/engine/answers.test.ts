@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 
 import type { IBinaryData, IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import type { BinaryMode } from './binaryData';
 import { TestBinarySource } from './binaryData';
@@ -94,6 +95,22 @@ describe.each<BinaryMode>(['default', 'filesystem'])(
 			expect(whole.result.json('Download')[0]).toMatchObject({ size: 4096 });
 			const file = whole.result.items('Download')[0].binary?.file as IBinaryData;
 			expect(file.bytes).toBe(4096);
+		});
+
+		test('a transfer the network breaks off mid-body is retried (a fault of the transfer)', async () => {
+			let tries = 0;
+			const { files, result } = await downloadWith(4096, (res) => {
+				res.writeHead(200, { 'content-length': '4096' });
+				if (++tries > 1) {
+					res.end(Buffer.alloc(4096, 2));
+					return;
+				}
+				res.write(Buffer.alloc(2048, 2));
+				void sleep(20).then(() => res.destroy());
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items('Download')[0].binary?.file).toMatchObject({ bytes: 4096 });
+			expect(files.seen).toHaveLength(2);
 		});
 
 		test('a size that is not one stops the download before the file is fetched', async () => {

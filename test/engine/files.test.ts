@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * Files never silently wrong, through n8n-core's engine, the real MediaGen node and n8n's binary
  * data service in memory ('default') and 'filesystem' mode, over real HTTP to the sandbox and its
@@ -7,7 +7,9 @@
  * (counted at the sandbox: one asset); a download that cannot be stored for a cause on this
  * machine is not downloaded again.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
@@ -15,7 +17,14 @@ import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
 import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { TestBinarySource } from './binaryData';
 import type { TestNode } from './harness';
-import { NODE_TYPES, chain, mediaGen, retryExecution, runWorkflow } from './harness';
+import {
+	NODE_TYPES,
+	chain,
+	mediaGen,
+	retryExecution,
+	runWorkflow,
+	setupBinaryData,
+} from './harness';
 import { binaryModes, fastJobs, rl, useSandbox } from './setup';
 
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
@@ -273,6 +282,46 @@ describe('filesystem mode: a download that cannot be stored here is not download
 			rmSync(blocker, { force: true });
 		}
 	});
+});
+
+/**
+ * A real full disk: a 1 MiB tmpfs mounted as n8n's binary data folder, where this process may
+ * mount one (root, as on the development machine); undefined (the test is skipped) elsewhere.
+ */
+function tinyDisk(): string | undefined {
+	const dir = mkdtempSync(join(tmpdir(), 'mediagen-full-disk-'));
+	try {
+		execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+		return dir;
+	} catch {
+		rmSync(dir, { recursive: true, force: true });
+		return undefined;
+	}
+}
+
+describe('filesystem mode on a full disk (a 1 MiB tmpfs; skipped where it cannot be mounted)', () => {
+	const disk = tinyDisk();
+	beforeAll(async () => {
+		if (disk) await setupBinaryData('filesystem', disk);
+	});
+	afterAll(() => {
+		if (!disk) return;
+		execFileSync('umount', [disk], { stdio: 'ignore' });
+		rmSync(disk, { recursive: true, force: true });
+	});
+
+	(disk ? test : test.skip)(
+		'ENOSPC after the transfer began: one transfer, the full disk named',
+		async () => {
+			const asset = sb.control.createLargeAsset({ size: 5 * 1024 * 1024, filename: 'big.bin' });
+			const result = await run([download(asset.id)]);
+			expect(result.error?.message).toBe(
+				`Download of asset ${asset.id} could not be stored: the disk that holds n8n's binary data is full`,
+			);
+			expect(result.error?.description).toMatch(/^ENOSPC: no space left on device, write\./);
+			expect(sb.control.requests({ path: '^/files/assets/' })).toHaveLength(1);
+		},
+	);
 });
 
 describe("memory mode: a file above what n8n's in-memory mode can hold", () => {
