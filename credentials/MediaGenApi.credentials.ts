@@ -12,7 +12,7 @@ import {
 	BUDGET_SCOPE_MESSAGE,
 	BUDGET_TEST_URL,
 } from '../nodes/shared/budget/settings';
-import { insecureUrlProblem } from '../nodes/shared/urlPolicy';
+import { keyedRequest } from '../nodes/shared/urlPolicy';
 
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';
@@ -48,27 +48,27 @@ export class MediaGenApi implements ICredentialType {
 	];
 
 	/**
-	 * Sets `Authorization: Bearer <API key>` on every request n8n sends with this credential
+	 * Sets `Authorization: Bearer <API key>` on a request n8n sends with this credential
 	 * (httpRequestWithAuthentication, the credential test, the HTTP Request node's predefined
-	 * credential type). A function rather than the declarative `{ type: 'generic' }` block: n8n
-	 * resolves a declarative header as an expression, in its expression isolate, on every request
-	 * (about 0.4 ms each in n8n 2.40, the largest part of the node's per-item cost: bench/README.md,
-	 * B1); a function is called directly.
+	 * credential type), only when it goes to the Base URL's origin. A function rather than the
+	 * declarative `{ type: 'generic' }` block: n8n resolves a declarative header as an expression,
+	 * in its expression isolate, on every request (about 0.4 ms each in n8n 2.40, the largest part
+	 * of the node's per-item cost: bench/README.md, B1), and a declarative block cannot look at
+	 * where the request goes.
 	 *
-	 * The key goes over https only (plain http to a loopback host is accepted for local use): a
-	 * Base URL that would send it in clear text fails the credential test and every request. And
-	 * it never follows a redirect to another origin: n8n's default would send it along.
+	 * Refused with the reason (nothing is sent): a Base URL that is not https (plain http only to
+	 * localhost, 127.0.0.0/8, ::1), and any request to another origin. The key never follows a
+	 * redirect to another origin; over plain http it follows none and goes through no proxy
+	 * (`keyedRequest`, nodes/shared/urlPolicy.ts).
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		const problem = insecureUrlProblem(String(credentials.baseUrl ?? ''), 'The Base URL');
-		if (problem) throw new Error(`${problem}. The API key is sent only over https.`);
+		const keyed = keyedRequest(String(credentials.baseUrl ?? ''), requestOptions);
 		return {
-			...requestOptions,
-			sendCredentialsOnCrossOriginRedirect: false,
-			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
+			...keyed,
+			headers: { ...keyed.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
 		};
 	}
 

@@ -6,19 +6,22 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { discard } from './responseBody';
+import type { BinaryStream } from './responseBody';
 import type { Attempt } from './retry';
-import type { BinaryStream, TransferFailure } from './signedUrl';
+import type { TransferFailure } from './signedUrl';
 import {
 	answerError,
 	cancelledError,
 	describeAnswer,
-	discard,
 	headerOf,
 	retryAnswer,
 	retryTransfer,
 	retryableStatus,
 	signedUrlRequest,
+	sizeOf,
 	transferError,
+	withErrorText,
 	withTransferRetries,
 } from './signedUrl';
 import type { FullResponse, MediaGenContext } from './transport';
@@ -28,8 +31,6 @@ import { cancelSignalOf, mediaGenRequest } from './transport';
 export const DOWNLOAD = {
 	/** Attempts after a failed download of the signed URL (network error, 5xx, broken stream). */
 	retries: 3,
-	/** Bytes of an error answer from a signed URL kept for the error message. */
-	maxErrorBodyBytes: 16 * 1024,
 };
 
 export interface DownloadLink {
@@ -88,50 +89,111 @@ export async function downloadLink(
 			},
 		);
 	}
-	return link;
+	// a size in any JSON type is read as a number; one that is not a size stops the download
+	const size = sizeOf(link.size);
+	if (size !== undefined && Number.isNaN(size))
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`MediaGen announced no readable size for asset ${assetId} (${JSON.stringify(link.size)})`,
+			{
+				itemIndex,
+				description: 'Without its size the download cannot be checked; nothing was downloaded.',
+			},
+		);
+	return { ...link, size };
 }
 
-/** Reads at most a few KiB of a stream (an error answer), then lets it go. */
-async function smallText(stream: unknown): Promise<string> {
-	if (typeof stream === 'string') return stream;
-	if (!stream || typeof (stream as BinaryStream)[Symbol.asyncIterator] !== 'function') return '';
-	const readable = stream as BinaryStream;
-	const chunks: Buffer[] = [];
-	let total = 0;
-	try {
-		for await (const chunk of readable) {
-			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-			chunks.push(bytes);
-			total += bytes.length;
-			if (total >= DOWNLOAD.maxErrorBodyBytes) break;
-		}
-	} catch {
-		// The text is only for the message.
-	} finally {
-		readable.destroy();
-	}
-	return Buffer.concat(chunks).subarray(0, DOWNLOAD.maxErrorBodyBytes).toString('utf8');
+/** What became of a response stream while n8n read it (see watchStream). */
+interface StreamWatch {
+	/** More than the limit arrived (the stream was broken off). */
+	exceeded(): boolean;
+	/**
+	 * Whether `error` (what n8n's storing threw) is the stream's own failure (the network, the
+	 * server): the stream's error itself, or its cause. Not when n8n's store failed first and then
+	 * let go of the stream (which makes the stream fail after it: "aborted").
+	 */
+	failedWith(error: unknown): boolean;
+	/** The stream ended: every byte arrived, so a failure after it is n8n's storing. */
+	ended(): boolean;
 }
 
 /**
- * Counts the bytes of a response stream as its consumer reads them and breaks it off past `limit`
- * (every chunk read, by pipe, listener or iteration, is emitted as 'data'). `prependListener`,
- * unlike `on`, does not switch the stream to flowing: no chunk flows before the consumer starts.
- * Returns whether the limit was passed.
+ * Watches a response stream as its consumer reads it: counts its bytes and breaks it off past
+ * `limit` (every chunk read, by pipe, listener or iteration, is emitted as 'data'), and notes
+ * its first error and whether it ended. `prependListener`, unlike `on`, does not switch the
+ * stream to flowing: no chunk flows before the consumer starts.
  */
-function limitStream(body: unknown, limit: number): () => boolean {
+function watchStream(body: unknown, limit: number): StreamWatch {
 	const stream = body as BinaryStream;
-	let total = 0;
-	let exceeded = false;
-	if (!Number.isFinite(limit) || typeof stream?.prependListener !== 'function') return () => false;
-	stream.prependListener('data', (chunk: Buffer | string) => {
-		total += chunk.length;
-		if (total > limit && !exceeded) {
-			exceeded = true;
-			stream.destroy(new Error(`more than ${limit} bytes`));
-		}
-	});
-	return () => exceeded;
+	const seen: { total: number; exceeded: boolean; ended: boolean; error?: unknown } = {
+		total: 0,
+		exceeded: false,
+		ended: false,
+	};
+	if (typeof stream?.prependListener === 'function') {
+		if (Number.isFinite(limit))
+			stream.prependListener('data', (chunk: Buffer | string) => {
+				seen.total += chunk.length;
+				if (seen.total > limit && !seen.exceeded) {
+					seen.exceeded = true;
+					stream.destroy(new Error(`more than ${limit} bytes`));
+				}
+			});
+		stream.prependListener('error', (error: unknown) => (seen.error ??= error));
+		stream.prependListener('end', () => (seen.ended = true));
+	}
+	return {
+		exceeded: () => seen.exceeded,
+		failedWith: (error) =>
+			seen.error !== undefined &&
+			(error === seen.error || (error as { cause?: unknown } | null)?.cause === seen.error),
+		ended: () => seen.ended,
+	};
+}
+
+/** n8n's error codes and messages of a cause on this machine, each with what to do. */
+const LOCAL_CAUSES: Array<{ test: (code: string, error: Error) => boolean; what: string }> = [
+	{
+		test: (code) => code === 'ENOSPC' || code === 'EDQUOT',
+		what: "the disk that holds n8n's binary data is full",
+	},
+	{
+		test: (code, error) =>
+			code === 'ERR_STRING_TOO_LONG' ||
+			code === 'ERR_BUFFER_TOO_LARGE' ||
+			error.name === 'RangeError' ||
+			/string longer than|Invalid string length|allocation failed/i.test(error.message),
+		what: "the file is larger than n8n's in-memory binary data mode can hold (it keeps a file as base64 text: at most about 400 MB); set N8N_DEFAULT_BINARY_DATA_MODE=filesystem",
+	},
+	{
+		test: (code) => ['EACCES', 'EPERM', 'EROFS'].includes(code),
+		what: 'n8n may not write to its binary data folder (N8N_BINARY_DATA_STORAGE_PATH)',
+	},
+];
+
+/**
+ * Why n8n could not store a download that did not fail on the network, when the cause is on
+ * this machine and would be the same on every attempt: a known cause, a file-system error
+ * (it names a `syscall`), or any error once every byte had arrived. `what` for the message,
+ * `detail` (n8n's error) for the description: n8n-workflow's node errors replace a message that
+ * names ENOTDIR, EACCES… with a text of their own. Undefined otherwise (a stalled or closed
+ * stream: worth another attempt).
+ */
+export function localCause(
+	error: unknown,
+	ended: boolean,
+): { what: string; detail: string } | undefined {
+	// not `instanceof Error`: n8n's and Node's errors may come from another realm
+	const err = (
+		error && typeof (error as Error).message === 'string' ? error : new Error(String(error))
+	) as Error & { code?: unknown; syscall?: unknown };
+	const { code, syscall } = err;
+	const text = typeof code === 'string' ? code : '';
+	const known = LOCAL_CAUSES.find((cause) => cause.test(text, err));
+	const detail = !text || err.message.startsWith(text) ? err.message : `${text}: ${err.message}`;
+	if (known) return { what: known.what, detail };
+	if (ended || typeof syscall === 'string') return { what: 'n8n could not store the file', detail };
+	return undefined;
 }
 
 /** The refusal of a file larger than Max Bytes allows. */
@@ -150,46 +212,76 @@ function moreThanAnnounced(download: Download, message: string) {
 	return transferError(ctx, `Download of asset ${assetId} ${message}`, { itemIndex });
 }
 
+/**
+ * Refuses a Content-Length above the limit before reading. Only above: n8n's client decompresses
+ * a compressed answer, whose Content-Length is then not the file's size; the bytes received are
+ * counted instead (receive).
+ */
+function checkLength(download: Download, response: FullResponse, expected: number | undefined) {
+	const length = sizeOf(headerOf(response.headers, 'content-length'));
+	const limit = Math.min(expected ?? Infinity, download.maxBytes);
+	if (length === undefined || Number.isNaN(length) || length <= limit) return;
+	discard(response.body);
+	if (length > download.maxBytes) throw tooLarge(download, length, 'the signed URL sends');
+	throw moreThanAnnounced(
+		download,
+		`refused: the signed URL sends ${length} bytes, MediaGen announced ${expected}`,
+	);
+}
+
+/** The failure of prepareBinaryData: cancelled, too large, retried (the network) or local. */
+function storeFailure(
+	download: Download,
+	error: unknown,
+	watch: StreamWatch,
+	limit: number,
+): TransferFailure {
+	const { ctx, assetId, maxBytes, itemIndex } = download;
+	if (cancelSignalOf(ctx)?.aborted) throw cancelledError(ctx, itemIndex);
+	if (watch.exceeded())
+		throw limit < maxBytes
+			? moreThanAnnounced(
+					download,
+					`broken off: the signed URL sent more than the ${limit} bytes MediaGen announced`,
+				)
+			: tooLarge(download, `more than ${limit}`, 'the signed URL sends');
+	const local = watch.failedWith(error) ? undefined : localCause(error, watch.ended());
+	if (local)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Download of asset ${assetId} could not be stored: ${local.what}`,
+			{
+				itemIndex,
+				description: `${local.detail}. Not retried: the cause is on the n8n machine, another attempt would fail the same way.`,
+			},
+		);
+	return { budget: 'transfer', reason: `the transfer broke off: ${(error as Error).message}` };
+}
+
 /** Streams a successful answer into binary data, within the announced size and Max Bytes. */
 async function receive(
 	download: Download,
 	response: FullResponse,
 ): Promise<Attempt<DownloadedAsset, TransferFailure>> {
-	const { ctx, assetId, link, maxBytes, itemIndex } = download;
+	const { ctx, assetId, link, maxBytes } = download;
 	const mimeType =
 		link.mimeType || headerOf(response.headers, 'content-type') || 'application/octet-stream';
 	const fileName = link.filename || assetId;
-	const expected = typeof link.size === 'number' ? link.size : undefined;
+	const expected = link.size;
+	checkLength(download, response, expected);
 	const limit = Math.min(expected ?? Infinity, maxBytes);
-	const length = headerOf(response.headers, 'content-length');
-	if (length !== undefined && Number(length) > limit) {
-		discard(response.body);
-		throw Number(length) > maxBytes
-			? tooLarge(download, length, 'the signed URL sends')
-			: moreThanAnnounced(
-					download,
-					`refused: the signed URL sends ${length} bytes, MediaGen announced ${expected}`,
-				);
-	}
-	const exceeded = limitStream(response.body, limit);
+	const watch = watchStream(response.body, limit);
 	let binary: IBinaryData;
 	try {
 		binary = await ctx.helpers.prepareBinaryData(response.body as BinaryStream, fileName, mimeType);
 	} catch (error) {
-		if (cancelSignalOf(ctx)?.aborted) throw cancelledError(ctx, itemIndex);
 		discard(response.body);
-		if (exceeded())
-			throw limit < maxBytes
-				? moreThanAnnounced(
-						download,
-						`broken off: the signed URL sent more than the ${limit} bytes MediaGen announced`,
-					)
-				: tooLarge(download, `more than ${limit}`, 'the signed URL sends');
-		return retryTransfer(`the transfer broke off: ${(error as Error).message}`);
+		return { ok: false, failure: storeFailure(download, error, watch, limit) };
 	}
-	if (expected !== undefined && binary.bytes !== undefined && binary.bytes !== expected)
-		return retryTransfer(`received ${binary.bytes} bytes, expected ${expected}`);
-	const size = expected ?? binary.bytes;
+	const received = sizeOf(binary.bytes);
+	if (expected !== undefined && received !== undefined && received !== expected)
+		return retryTransfer(`received ${received} bytes, expected ${expected}`);
+	const size = expected ?? received;
 	const asset = { filename: fileName, mimeType, size, expiresAt: link.expiresAt, url: link.url };
 	return { ok: true, value: { propertyName: download.propertyName, binary, asset } };
 }
@@ -204,7 +296,7 @@ async function downloadAttempt(
 	if (!response) return retryTransfer(failure);
 	if (response.statusCode >= 200 && response.statusCode < 300)
 		return await receive(download, response);
-	const answer: FullResponse = { ...response, body: await smallText(response.body) };
+	const answer = await withErrorText(response);
 	const { code } = answerError(answer.body);
 	if (response.statusCode === 403 && !download.renewed && (code === 'url_expired' || !code)) {
 		// The signed URL lived too short (15 min); ask for a fresh one, once.
@@ -241,7 +333,7 @@ export async function downloadAssetToBinary(
 		tooLargeHint: options.tooLargeHint,
 	};
 	const announced = download.link.size;
-	if (typeof announced === 'number' && announced > download.maxBytes)
+	if (announced !== undefined && announced > download.maxBytes)
 		throw tooLarge(download, announced, 'the file is');
 	return await withTransferRetries(
 		ctx,

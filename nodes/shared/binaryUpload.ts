@@ -1,14 +1,16 @@
 /**
  * Upload of an item's binary file: `POST /uploads`, its parts streamed one at a time through one
- * reused buffer to their signed URLs, then `POST /uploads/{id}/complete`. The reasons:
- * docs/files.md.
+ * reused buffer to their signed URLs, then `POST /uploads/{id}/complete`, remembered so that a
+ * re-run finds the asset instead of making a second one. The reasons: docs/files.md.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { BinaryFileInfo } from './binaryFile';
+import { PartReader, binaryChunks } from './binaryFile';
+import { discard } from './responseBody';
 import { RETRY, withRetries } from './retry';
 import type { RetryFailure } from './retry';
-import type { BinaryStream } from './signedUrl';
 import {
 	describeAnswer,
 	headerOf,
@@ -16,25 +18,21 @@ import {
 	retryTransfer,
 	retryableStatus,
 	signedUrlRequest,
+	sizeOf,
 	throwIfCancelled,
 	transferError,
+	withErrorText,
 	withTransferRetries,
 } from './signedUrl';
 import { asNodeError, cancelSignalOf, mediaGenRequest, statusOf } from './transport';
+import type { UploadMemory } from './uploadMemory';
+import { uploadKey, uploadMemory } from './uploadMemory';
 
 /** Tunables, exported for tests and benchmarks. */
 export const UPLOAD = {
-	/** Chunk size asked of `getBinaryStream` and used to decode base64 in memory mode. */
-	readChunkBytes: 256 * 1024,
 	/** Attempts after a failed part PUT (network error, 5xx, 408, 429). */
 	partRetries: 4,
 };
-
-export interface BinaryFileInfo {
-	fileName: string;
-	mimeType: string;
-	size: number;
-}
 
 interface UploadPart {
 	partNumber: number;
@@ -48,116 +46,7 @@ interface UploadStart {
 	expiresAt?: string;
 }
 
-/** Exact byte count of base64 text (n8n's in-memory binary data). */
-function base64Size(data: string): number {
-	return data ? Buffer.byteLength(data, 'base64') : 0;
-}
-
-async function fileInfoOf(
-	ctx: IExecuteFunctions,
-	binary: IBinaryData,
-	itemIndex: number,
-): Promise<BinaryFileInfo> {
-	let size: number | undefined;
-	let meta: { fileName?: string; mimeType?: string; fileSize?: number } | undefined;
-	if (binary.id) {
-		try {
-			meta = await ctx.helpers.getBinaryMetadata(binary.id);
-			size = meta.fileSize;
-		} catch {
-			size = undefined;
-		}
-		if (typeof size !== 'number' && typeof binary.bytes === 'number') size = binary.bytes;
-	} else {
-		size = base64Size(binary.data ?? '');
-	}
-	if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-		throw new NodeOperationError(ctx.getNode(), 'Could not tell the size of the binary file', {
-			itemIndex,
-			description: `Binary data ${binary.id ?? ''} has no readable size in n8n's binary data store.`,
-		});
-	}
-	const extension = binary.fileExtension ? `.${binary.fileExtension}` : '';
-	return {
-		fileName: binary.fileName || meta?.fileName || `file${extension}`,
-		mimeType: binary.mimeType || meta?.mimeType || 'application/octet-stream',
-		size,
-	};
-}
-
-/** File name, MIME type and exact byte size of an item's binary property. */
-export async function binaryFileInfo(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	propertyName: string,
-): Promise<BinaryFileInfo> {
-	const binary = ctx.helpers.assertBinaryData(itemIndex, propertyName);
-	return await fileInfoOf(ctx, binary, itemIndex);
-}
-
-/** The bytes of a binary property as chunks: a file stream, or base64 decoded slice by slice. */
-async function* binaryChunks(
-	ctx: IExecuteFunctions,
-	binary: IBinaryData,
-): AsyncGenerator<Buffer, void, undefined> {
-	if (binary.id) {
-		const stream: BinaryStream = await ctx.helpers.getBinaryStream(
-			binary.id,
-			UPLOAD.readChunkBytes,
-		);
-		try {
-			for await (const chunk of stream) {
-				yield typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-			}
-		} finally {
-			stream.destroy();
-		}
-		return;
-	}
-	const data = binary.data ?? '';
-	// 4 base64 characters are 3 bytes: slices of a multiple of 4 decode independently.
-	const step = Math.ceil(UPLOAD.readChunkBytes / 3) * 4;
-	for (let offset = 0; offset < data.length; offset += step)
-		yield Buffer.from(data.slice(offset, offset + step), 'base64');
-}
-
-/** Fills part buffers from a chunk source, keeping at most the one chunk being split. */
-class PartReader {
-	private rest: Buffer | undefined;
-
-	constructor(private readonly chunks: AsyncGenerator<Buffer, void, undefined>) {}
-
-	/** Copies the next `length` bytes into `target`; returns how many there were. */
-	async fill(target: Buffer, length: number): Promise<number> {
-		let offset = 0;
-		while (offset < length) {
-			if (!this.rest?.length) {
-				const next = await this.chunks.next();
-				if (next.done) break;
-				this.rest = next.value;
-			}
-			const take = Math.min(length - offset, this.rest.length);
-			this.rest.copy(target, offset, 0, take);
-			this.rest = this.rest.subarray(take);
-			offset += take;
-		}
-		return offset;
-	}
-
-	/** Whether any byte is left after the parts (the file is larger than announced). */
-	async hasMore(): Promise<boolean> {
-		while (!this.rest?.length) {
-			const next = await this.chunks.next();
-			if (next.done) return false;
-			this.rest = next.value;
-		}
-		return true;
-	}
-
-	async close(): Promise<void> {
-		await this.chunks.return(undefined);
-	}
-}
+type PartTag = { partNumber: number; etag: string };
 
 /** PUTs one part to its signed URL, retrying what may be retried; returns the part's ETag. */
 async function putPart(
@@ -178,6 +67,8 @@ async function putPart(
 		const { response, failure } = await signedUrlRequest(ctx, request, itemIndex);
 		if (!response) return retryTransfer<string>(failure);
 		if (response.statusCode >= 200 && response.statusCode < 300) {
+			// only the ETag header is needed: the body is let go unread
+			discard(response.body);
 			const etag = headerOf(response.headers, 'etag');
 			if (etag) return { ok: true as const, value: etag };
 			throw transferError(ctx, `Upload of ${label} got no ETag from the signed URL`, {
@@ -187,12 +78,13 @@ async function putPart(
 					'The storage answered without an ETag header, so the upload cannot be completed.',
 			});
 		}
-		if (retryableStatus(response.statusCode)) return retryAnswer<string>(response);
-		throw transferError(ctx, `Upload of ${label} was refused (${describeAnswer(response)})`, {
+		const answer = await withErrorText(response);
+		if (retryableStatus(answer.statusCode)) return retryAnswer<string>(answer);
+		throw transferError(ctx, `Upload of ${label} was refused (${describeAnswer(answer)})`, {
 			itemIndex,
-			httpCode: response.statusCode,
+			httpCode: answer.statusCode,
 			description:
-				response.statusCode === 403
+				answer.statusCode === 403
 					? 'The signed part URL was refused: it may have expired (part URLs live 1 hour). Run the upload again.'
 					: 'The signed part URL refused the bytes; the upload was not completed.',
 		});
@@ -224,7 +116,7 @@ function checkUploadStart(
 	const parts = Array.isArray(started?.parts)
 		? [...started.parts].sort((a, b) => a.partNumber - b.partNumber)
 		: [];
-	const partSize = Number(started?.partSize);
+	const partSize = sizeOf(started?.partSize) ?? NaN;
 	const expected = size === 0 ? 1 : Math.ceil(size / partSize);
 	const valid =
 		typeof started?.id === 'string' &&
@@ -249,7 +141,7 @@ function checkUploadStart(
 async function completeUpload(
 	ctx: IExecuteFunctions,
 	uploadId: string,
-	parts: Array<{ partNumber: number; etag: string }>,
+	parts: PartTag[],
 	itemIndex: number,
 ): Promise<IDataObject> {
 	const request = {
@@ -275,13 +167,103 @@ async function completeUpload(
 	});
 }
 
-/** The upload as it goes: the file, its announced size, the upload's id and part size. */
-interface Upload {
+/** An item's upload: the file (checked in the prepare step) and where it comes from. */
+export interface UploadSubject {
+	itemIndex: number;
 	propertyName: string;
+	file: BinaryFileInfo;
+}
+
+/** The upload as it goes: the file, its announced size, the upload's id and part size. */
+interface Upload extends UploadSubject {
 	size: number;
 	id: string;
 	partSize: number;
-	itemIndex: number;
+}
+
+/**
+ * Whether a failed complete may still have made the asset: no answer, a 5xx, or a cancel while
+ * waiting. A 4xx (refused, expired, unknown, rate limited) made none.
+ */
+function outcomeUnknown(error: unknown): boolean {
+	const status = statusOf(error);
+	return status === undefined || status >= 500;
+}
+
+/**
+ * The error of a complete whose outcome is unknown: the upload id and what to check. The cause
+ * goes in the description: n8n's node errors replace a message naming ECONNRESET… with their own.
+ */
+function lostComplete(
+	ctx: IExecuteFunctions,
+	subject: UploadSubject,
+	uploadId: string,
+	error: unknown,
+): NodeApiError {
+	const { itemIndex, propertyName, file } = subject;
+	return transferError(
+		ctx,
+		`Upload ${uploadId} of '${propertyName}' may have been completed, but MediaGen's answer was lost`,
+		{
+			itemIndex,
+			httpCode: statusOf(error),
+			description: `${(error as Error).message}. n8n's Retry of this execution, or Retry On Fail, asks MediaGen for the asset of this same upload (by completing it again) instead of uploading the file again. To check now: Asset → Get Many, source "upload", file name "${file.fileName}", ${file.size} bytes. Uploading the file in another execution makes a second asset if this one was completed.`,
+		},
+	);
+}
+
+/** Sends the complete, remembering the upload first (its outcome may get lost). */
+async function complete(
+	ctx: IExecuteFunctions,
+	subject: UploadSubject,
+	uploadId: string,
+	parts: PartTag[],
+	memory: UploadMemory,
+): Promise<IDataObject> {
+	memory.completing(uploadId, parts);
+	let asset: IDataObject;
+	try {
+		asset = await completeUpload(ctx, uploadId, parts, subject.itemIndex);
+	} catch (error) {
+		if (outcomeUnknown(error)) throw lostComplete(ctx, subject, uploadId, error);
+		memory.forget();
+		throw asNodeError(ctx, error, subject.itemIndex);
+	}
+	memory.completed(uploadId, String(asset.id));
+	return asset;
+}
+
+/**
+ * The asset of the upload an earlier try of this run made for the item (n8n's Retry, Retry On
+ * Fail): read again when known, else the upload completed again (a completed upload answers its
+ * asset). Undefined when that upload made no asset (or its asset is gone): upload anew.
+ */
+async function earlierAsset(
+	ctx: IExecuteFunctions,
+	subject: UploadSubject,
+	memory: UploadMemory,
+): Promise<IDataObject | undefined> {
+	const earlier = memory.remembered();
+	if (!earlier) return undefined;
+	if (earlier.assetId === undefined)
+		try {
+			return await complete(ctx, subject, earlier.uploadId, earlier.parts ?? [], memory);
+		} catch (error) {
+			if (outcomeUnknown(error)) throw asNodeError(ctx, error, subject.itemIndex);
+			return undefined;
+		}
+	try {
+		const path = `/assets/${encodeURIComponent(earlier.assetId)}`;
+		return await mediaGenRequest<IDataObject>(ctx, {
+			method: 'GET',
+			path,
+			itemIndex: subject.itemIndex,
+		});
+	} catch (error) {
+		if (statusOf(error) !== 404) throw asNodeError(ctx, error, subject.itemIndex);
+		memory.forget();
+		return undefined;
+	}
 }
 
 /** An error of reading the binary file; the upload stays incomplete at MediaGen. */
@@ -298,11 +280,11 @@ async function sendParts(
 	upload: Upload,
 	parts: UploadPart[],
 	reader: PartReader,
-): Promise<Array<{ partNumber: number; etag: string }>> {
+): Promise<PartTag[]> {
 	const { propertyName, size, partSize, itemIndex } = upload;
 	// One buffer, reused for every part: memory is one part plus the chunk being split.
 	const buffer = Buffer.allocUnsafeSlow(Math.min(partSize, size));
-	const etags: Array<{ partNumber: number; etag: string }> = [];
+	const etags: PartTag[] = [];
 	for (const part of parts) {
 		throwIfCancelled(ctx, itemIndex);
 		const where = `part ${part.partNumber} of ${parts.length}`;
@@ -333,45 +315,48 @@ async function sendParts(
 	return etags;
 }
 
-/** Uploads an item's binary property with an already validated POST /uploads body; returns the asset. */
+/**
+ * Uploads an item's binary property (checked in the prepare step: binaryFileInfo) with an already
+ * validated POST /uploads body; returns the asset. In a re-run of the same run position (n8n's run
+ * index less the runs its crash recovery added: runMemory.ts) and item (n8n's Retry, Retry On
+ * Fail) the earlier upload's asset is looked up first: no second asset.
+ */
 export async function uploadBinary(
 	ctx: IExecuteFunctions,
-	itemIndex: number,
-	propertyName: string,
+	subject: UploadSubject,
 	startBody: IDataObject,
+	position: number,
 ): Promise<IDataObject> {
-	const binary = ctx.helpers.assertBinaryData(itemIndex, propertyName);
-	const file = await fileInfoOf(ctx, binary, itemIndex);
-	const size = Number(startBody.size ?? file.size);
+	const { itemIndex, propertyName, file } = subject;
+	const binary: IBinaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
+	const size = sizeOf(startBody.size ?? file.size);
 	if (size !== file.size) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`The upload declares ${size} bytes but the binary file '${propertyName}' holds ${file.size}`,
+			`The upload declares ${String(startBody.size)} bytes but the binary file '${propertyName}' holds ${file.size}`,
 			{ itemIndex, description: 'Nothing was sent to MediaGen.' },
 		);
 	}
+	const body = { ...startBody, size };
+	const memory = uploadMemory(ctx, position, itemIndex, uploadKey(body, binary.id));
+	const earlier = await earlierAsset(ctx, subject, memory);
+	if (earlier) return earlier;
 
 	// Not idempotent: mediaGenRequest never retries a POST without an idempotency key.
 	const started = await mediaGenRequest<UploadStart>(ctx, {
 		method: 'POST',
 		path: '/uploads',
-		body: { ...startBody, size },
+		body,
 		itemIndex,
 	});
 	const parts = checkUploadStart(ctx, started, size, itemIndex);
-	const upload = {
-		propertyName,
-		size,
-		id: started.id,
-		partSize: Number(started.partSize),
-		itemIndex,
-	};
+	const upload: Upload = { ...subject, size, id: started.id, partSize: Number(started.partSize) };
 	const reader = new PartReader(binaryChunks(ctx, binary));
-	let etags: Array<{ partNumber: number; etag: string }>;
+	let etags: PartTag[];
 	try {
 		etags = await sendParts(ctx, upload, parts, reader);
 	} finally {
 		await reader.close();
 	}
-	return await completeUpload(ctx, started.id, etags, itemIndex);
+	return await complete(ctx, subject, started.id, etags, memory);
 }

@@ -1,19 +1,18 @@
 /**
  * The client of signed storage URLs (upload parts, downloads): plain requests without the
- * MediaGen credential, https only, redirects only within the URL's origin, retried with the
+ * MediaGen credential, https only (plain http to a loopback host, straight to it), redirects only
+ * within the URL's origin and by their method rules, answers as streams, retried with the
  * package's retry loop. The reasons: docs/files.md.
  */
-import type { IExecuteFunctions, IHttpRequestOptions, JsonObject } from 'n8n-workflow';
+import type { IHttpRequestOptions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { answerText, discard } from './responseBody';
 import type { Attempt, RetryFailure } from './retry';
 import { retryAfterMs, withRetries } from './retry';
 import type { FullResponse, MediaGenContext } from './transport';
 import { cancelSignalOf, errorBodyOf } from './transport';
-import { insecureUrlProblem, originOf } from './urlPolicy';
-
-/** The Readable that n8n's binary helpers hand out (nodes may not import node:stream). */
-export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
+import { directOverHttp, insecureUrlProblem, originOf } from './urlPolicy';
 
 /** Same-origin redirects a signed URL may take before the answer counts as a failure. */
 const MAX_SIGNED_REDIRECTS = 3;
@@ -53,6 +52,21 @@ export function describeAnswer(response: FullResponse): string {
 	return [`status ${response.statusCode}`, code, message].filter(Boolean).join(': ');
 }
 
+/**
+ * A byte count as MediaGen or n8n gives it, whatever its JSON type (a number, or a string of
+ * digits): undefined when absent, NaN when present but not a size.
+ */
+export function sizeOf(value: unknown): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const n =
+		typeof value === 'number'
+			? value
+			: typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+				? Number(value)
+				: NaN;
+	return Number.isSafeInteger(n) && n >= 0 ? n : NaN;
+}
+
 /** Statuses of a signed URL worth another attempt. */
 export const retryableStatus = (status: number) =>
 	status >= 500 || status === 408 || status === 429;
@@ -75,12 +89,6 @@ export function transferError(
 	);
 }
 
-/** Lets go of an answer's body stream without reading it. */
-export function discard(body: unknown): void {
-	if (body && typeof (body as BinaryStream).destroy === 'function')
-		(body as BinaryStream).destroy();
-}
-
 /** Why a signed URL is not sent to: see ./urlPolicy.ts. */
 function signedUrlError(
 	ctx: MediaGenContext,
@@ -95,26 +103,53 @@ function signedUrlError(
 }
 
 /**
+ * The request that follows a redirect answered with `status`, by the method rules of HTTP (as
+ * n8n's own redirects, @n8n/backend-network `redirectDowngradesToGet`): a 303 is a GET (HEAD stays
+ * HEAD), and so is a 301 or 302 after a POST; the body and its content headers go only with the
+ * method that keeps them (307, 308, and 301/302 of anything but POST).
+ */
+export function redirectedRequest(
+	request: IHttpRequestOptions,
+	status: number,
+	url: string,
+): IHttpRequestOptions {
+	const method = (request.method ?? 'GET').toUpperCase();
+	const toGet =
+		(status === 303 && method !== 'GET' && method !== 'HEAD') ||
+		((status === 301 || status === 302) && method === 'POST');
+	if (!toGet) return { ...request, url };
+	const headers = Object.fromEntries(
+		Object.entries(request.headers ?? {}).filter(([name]) => !/^content-/i.test(name)),
+	);
+	const next: IHttpRequestOptions = { ...request, url, method: 'GET', headers };
+	delete next.body;
+	return next;
+}
+
+/**
  * One request to a signed storage URL (no MediaGen credential: the URL carries its signature).
- * Gives the raw answer whatever its status, or why there was none; a cancelled execution ends it.
- * The URL must be https (loopback http allowed); redirects are followed by hand, within the same
- * origin only, and a redirect elsewhere is an error that no attempt repeats.
+ * Gives the answer whatever its status, its body as a stream (the caller reads what it needs or
+ * lets it go), or why there was none; a cancelled execution ends it. The URL must be https
+ * (loopback http allowed, sent straight to the host); redirects are followed by hand, within the
+ * same origin only and by their method rules, and a redirect elsewhere is an error that no
+ * attempt repeats.
  */
 export async function signedUrlRequest(
 	ctx: MediaGenContext,
 	request: IHttpRequestOptions,
 	itemIndex?: number,
 ): Promise<{ response?: FullResponse; failure: string }> {
-	let url = request.url;
-	const origin = originOf(url);
+	let current = request;
+	const origin = originOf(request.url);
 	for (let hop = 0; ; hop++) {
-		const problem = insecureUrlProblem(url, 'The signed URL');
+		const problem = insecureUrlProblem(current.url, 'The signed URL');
 		if (problem) throw signedUrlError(ctx, problem, itemIndex);
 		let response: FullResponse;
 		try {
 			response = (await ctx.helpers.httpRequest({
-				...request,
-				url,
+				...current,
+				...directOverHttp(current.url),
+				encoding: 'stream',
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
@@ -128,7 +163,7 @@ export async function signedUrlRequest(
 		if (response.statusCode < 300 || response.statusCode >= 400 || !location)
 			return { response, failure: '' };
 		discard(response.body);
-		const next = originOf(location, url);
+		const next = originOf(location, current.url);
 		if (next === undefined || next !== origin)
 			throw signedUrlError(
 				ctx,
@@ -141,8 +176,14 @@ export async function signedUrlRequest(
 				`The signed URL redirected more than ${MAX_SIGNED_REDIRECTS} times`,
 				itemIndex,
 			);
-		url = new URL(location, url).toString();
+		const url = new URL(location, current.url).toString();
+		current = redirectedRequest(current, response.statusCode, url);
 	}
+}
+
+/** An answer whose body is read for its message only (at most ANSWER.maxErrorBytes). */
+export async function withErrorText(response: FullResponse): Promise<FullResponse> {
+	return { ...response, body: await answerText(response.body) };
 }
 
 /** A failed transfer attempt: why (for the final message) and the storage's status. */

@@ -26,6 +26,7 @@ import {
 	retryAfterWithJitter,
 	withRetries,
 } from './retry';
+import { ANSWER, answerBody } from './responseBody';
 import { insecureUrlProblem } from './urlPolicy';
 
 export const CREDENTIAL = 'mediaGenApi';
@@ -295,7 +296,10 @@ interface RequestFailure extends RetryFailure<'rateLimited' | 'fault'> {
 	error?: Error;
 }
 
-/** The n8n request options of a MediaGen request: JSON, every status answered, no redirect. */
+/**
+ * The n8n request options of a MediaGen request: JSON, every status answered, no redirect, the
+ * body as a stream (read within a limit: answerBody).
+ */
 function requestOptions(baseUrl: string, request: MediaGenRequest): IHttpRequestOptions {
 	const headers: IDataObject = { accept: 'application/json' };
 	if (request.idempotencyKey) headers['idempotency-key'] = request.idempotencyKey;
@@ -305,6 +309,7 @@ function requestOptions(baseUrl: string, request: MediaGenRequest): IHttpRequest
 		qs: request.qs && Object.keys(request.qs).length ? request.qs : undefined,
 		headers,
 		json: true,
+		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// A REST API does not redirect: a 3xx is an error, so the key never follows one to another
@@ -314,6 +319,16 @@ function requestOptions(baseUrl: string, request: MediaGenRequest): IHttpRequest
 	};
 	if (request.body !== undefined) options.body = request.body as IDataObject;
 	return options;
+}
+
+/** The refusal of an answer larger than the package reads (ANSWER.maxJsonBytes). */
+function tooLargeAnswer(ctx: MediaGenContext, request: MediaGenRequest): NodeApiError {
+	const limit = `${ANSWER.maxJsonBytes / 1024 / 1024} MiB`;
+	return new NodeApiError(ctx.getNode(), { message: 'answer too large' } as JsonObject, {
+		message: `MediaGen's answer to ${request.method} ${request.path} is larger than ${limit}: it was not read`,
+		description: `The package reads at most ${limit} of an API answer; a list page or record is far smaller. Check the Base URL of the MediaGen API credential.`,
+		itemIndex: request.itemIndex,
+	});
 }
 
 /** A failed answer as the retry loop sees it: a 429 waits for Retry-After, a 5xx is a fault. */
@@ -345,23 +360,24 @@ export async function mediaGenRequest<T = unknown>(
 		signal: request.ignoreCancel ? undefined : cancelSignalOf(ctx),
 		attempt: async () => {
 			let response: FullResponse;
+			let body: { value: unknown; whole: boolean };
 			try {
 				response = (await ctx.helpers.httpRequestWithAuthentication.call(
 					self,
 					CREDENTIAL,
 					options,
-					{
-						credentialsDecrypted: await credentialOf(ctx),
-					},
+					{ credentialsDecrypted: await credentialOf(ctx) },
 				)) as FullResponse;
+				const ok = response.statusCode >= 200 && response.statusCode < 300;
+				body = await answerBody(response.body, ok ? ANSWER.maxJsonBytes : ANSWER.maxErrorBytes);
 			} catch (error) {
 				return { ok: false, failure: { budget: 'fault', error: error as Error } };
 			}
-			if (response.statusCode >= 200 && response.statusCode < 300) {
-				request.onHeaders?.(response.headers ?? {});
-				return { ok: true, value: response.body as T };
-			}
-			return { ok: false, failure: answerFailure(response) };
+			if (response.statusCode < 200 || response.statusCode >= 300)
+				return { ok: false, failure: answerFailure({ ...response, body: body.value }) };
+			if (!body.whole) throw tooLargeAnswer(ctx, request);
+			request.onHeaders?.(response.headers ?? {});
+			return { ok: true, value: body.value as T };
 		},
 		giveUp: ({ response, error }, retries) =>
 			response

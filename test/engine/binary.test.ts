@@ -13,9 +13,9 @@ import { POLLING } from '../../nodes/shared/poller';
 import { patternByte } from '../../sandbox';
 import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { TestBinarySource, digestBinary, openBinary, testBytesSha256 } from './binaryData';
-import { NODE_TYPES, mediaGen, setupBinaryData } from './harness';
+import { NODE_TYPES, mediaGen } from './harness';
 import type { TestNode } from './harness';
-import { fastJobs, rl, useSandbox } from './setup';
+import { binaryModes, fastJobs, rl, useSandbox } from './setup';
 
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
@@ -25,14 +25,7 @@ const { sb, flow: run } = useSandbox({ timeScale: 0.001 });
 // Short backoff so that retry tests stay quick; the policy itself is unchanged.
 fastJobs({ polling: false, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
 
-let binaryData: BinaryDataSetup | undefined;
-afterAll(() => binaryData?.cleanup());
-
-async function useMode(mode: BinaryMode): Promise<BinaryDataSetup> {
-	binaryData?.cleanup();
-	binaryData = await setupBinaryData(mode);
-	return binaryData;
-}
+const useMode = binaryModes();
 
 function source(parameters: INodeParameters): TestNode {
 	return { name: 'Binary', type: 'test.binarySource', parameters };

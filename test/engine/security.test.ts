@@ -1,42 +1,22 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-deprecated-workflow-functions -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The API key stays home: API requests follow no redirect (so the key never reaches another
  * origin), and a Base URL that would carry it in clear text is refused before anything is sent.
  * Real HTTP through n8n-core's request helper, the real credential, local servers that record.
  */
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+
+import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
 import { chain, mediaGen, runWorkflow } from './harness';
-import { useSandbox } from './setup';
+import type { Recorder } from './recorder';
+import { recorder } from './recorder';
+import { fastJobs, nodeFactory, useSandbox } from './setup';
 
 const { sb } = useSandbox();
-
-interface Recorder {
-	url: string;
-	seen: Array<{ url?: string; headers: IncomingHttpHeaders }>;
-	close(): Promise<void>;
-}
-
-/** A server that records every request; answers with `reply` (default: 200 `{}`). */
-async function recorder(
-	reply: (res: ServerResponse, path: string) => void = (res) => res.end('{}'),
-): Promise<Recorder> {
-	const seen: Recorder['seen'] = [];
-	const server: Server = createServer((req, res) => {
-		seen.push({ url: req.url, headers: req.headers });
-		reply(res, req.url ?? '');
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		seen,
-		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-	};
-}
+// short backoff: the retried transfers below fail on purpose
+fastJobs({ polling: false, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
 
 const workspaceGet = mediaGen('MediaGen', { resource: 'workspace', operation: 'get' });
 
@@ -93,11 +73,14 @@ describe('a Base URL in plain http is refused unless loopback', () => {
 		await expect(
 			credential.authenticate(
 				{ apiKey: 'k', baseUrl: 'http://api.mediagen.example/v1' },
-				{ url: '/workspace' },
+				{ url: '/workspace', baseURL: 'http://api.mediagen.example/v1' },
 			),
 		).rejects.toThrow(/must use https:\/\/.*got http:\/\/api\.mediagen\.example/);
 		await expect(
-			credential.authenticate({ apiKey: 'k', baseUrl: 'ftp://x/v1' }, { url: '/workspace' }),
+			credential.authenticate(
+				{ apiKey: 'k', baseUrl: 'ftp://x/v1' },
+				{ url: '/workspace', baseURL: 'ftp://x/v1' },
+			),
 		).rejects.toThrow(/must be an https:\/\/ URL/);
 		for (const baseUrl of [
 			'https://api.mediagen.example/v1',
@@ -105,7 +88,10 @@ describe('a Base URL in plain http is refused unless loopback', () => {
 			'http://127.0.0.1:3000/v1',
 			'http://[::1]:3000/v1',
 		]) {
-			const options = await credential.authenticate({ apiKey: 'k', baseUrl }, { url: '/x' });
+			const options = await credential.authenticate(
+				{ apiKey: 'k', baseUrl },
+				{ url: '/x', baseURL: baseUrl },
+			);
 			expect(options.headers?.Authorization).toBe('Bearer k');
 			expect(options.sendCredentialsOnCrossOriginRedirect).toBe(false);
 		}
@@ -137,7 +123,7 @@ describe('signed URLs: https or loopback only, no redirect elsewhere, no key, an
 		size = SIZE,
 	) {
 		await Promise.all([api.close(), files.close()]);
-		files = await recorder((res, path) => fileReply(path, res));
+		files = await recorder((res, seen) => fileReply(seen.path, res));
 		link = { url: url(files.url), size };
 		api = await recorder((res) =>
 			res.end(JSON.stringify({ ...link, filename: 'x.bin', mimeType: 'application/octet-stream' })),
@@ -189,7 +175,7 @@ describe('signed URLs: https or loopback only, no redirect elsewhere, no key, an
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.items('Download')[0].binary?.file).toMatchObject({ bytes: SIZE });
-		expect(files.seen.map((r) => r.url)).toEqual(['/moved', '/file']);
+		expect(files.seen.map((r) => r.path)).toEqual(['/moved', '/file']);
 		expect(files.seen.every((r) => r.headers.authorization === undefined)).toBe(true);
 	});
 
@@ -239,5 +225,162 @@ describe('signed URLs: https or loopback only, no redirect elsewhere, no key, an
 			(u) => `${u}/file`,
 		);
 		expect(result.error?.message).toMatch(/received 4095 bytes, expected 4096/);
+		expect(files.seen).toHaveLength(4);
+	});
+});
+
+/**
+ * Test-only node: what n8n's HTTP Request node does with a predefined credential type (here the
+ * MediaGen API credential): n8n-core's `requestWithAuthentication` with the node's legacy options
+ * (`uri`, redirects followed, and, as HTTP Request before 4.4, the credential sent on a
+ * cross-origin redirect), or `httpRequestWithAuthentication` with `url`.
+ */
+class TestHttpRequest implements INodeType {
+	description = {
+		displayName: 'Test HTTP Request',
+		name: 'testHttpRequest',
+		group: ['transform'],
+		version: 1,
+		description: 'A request with the MediaGen API credential',
+		defaults: { name: 'HTTP' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'mediaGenApi', required: true }],
+		properties: [
+			{ displayName: 'URL', name: 'url', type: 'string', default: '' },
+			{ displayName: 'Helper', name: 'helper', type: 'string', default: 'legacy' },
+		],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const url = this.getNodeParameter('url', 0) as string;
+		const response = (
+			this.getNodeParameter('helper', 0) === 'legacy'
+				? await this.helpers.requestWithAuthentication.call(
+						this,
+						'mediaGenApi',
+						{
+							method: 'GET',
+							uri: url,
+							followRedirect: true,
+							followAllRedirects: true,
+							resolveWithFullResponse: true,
+							simple: false,
+							sendCredentialsOnCrossOriginRedirect: true,
+						},
+						undefined,
+						0,
+					)
+				: await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
+						method: 'GET',
+						url,
+						returnFullResponse: true,
+						ignoreHttpStatusErrors: true,
+					})
+		) as { statusCode: number };
+		return [[{ json: { statusCode: response.statusCode } }]];
+	}
+}
+
+const httpRequest = nodeFactory(new TestHttpRequest());
+
+describe('the credential carries the key only to the Base URL (also in the HTTP Request node)', () => {
+	let elsewhere: Recorder;
+	beforeEach(async () => {
+		elsewhere = await recorder();
+	});
+	afterEach(async () => await elsewhere.close());
+
+	const run = (url: string, helper: string, baseUrl = sb.baseUrl) =>
+		runWorkflow(chain([{}], [httpRequest('HTTP', { url, helper })]), {
+			credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl } },
+		});
+
+	test.each(['legacy', 'http'])(
+		'a request to another origin is refused, saying why; nothing reaches it (%s helper)',
+		async (helper) => {
+			const result = await run(`${elsewhere.url}/signed/file?signature=abc`, helper);
+			expect(result.error?.message).toBe(
+				`The MediaGen API credential sends its API key only to its Base URL (${sb.origin}); this request goes to ${elsewhere.url}, so it was not sent. For another URL (a signed file URL carries its own signature) use no credential.`,
+			);
+			expect(elsewhere.seen).toHaveLength(0);
+		},
+	);
+
+	test.each(['legacy', 'http'])(
+		"a request to the Base URL's origin carries the key (%s helper)",
+		async (helper) => {
+			const result = await run(`${sb.baseUrl}/workspace`, helper);
+			expect(result.error).toBeUndefined();
+			expect(result.json('HTTP')).toEqual([{ statusCode: 200 }]);
+			const [seen] = sb.control.requests({ path: '/workspace$' });
+			expect(seen).toMatchObject({ status: 200, keyName: 'pro' });
+		},
+	);
+
+	test('over plain http no redirect is followed: a 302 elsewhere reaches nothing', async () => {
+		const redirector = await recorder((res) => {
+			res.writeHead(302, { location: `${elsewhere.url}/v1/workspace` });
+			res.end();
+		});
+		try {
+			const result = await run(`${redirector.url}/v1/workspace`, 'legacy', `${redirector.url}/v1`);
+			expect(result.json('HTTP')).toEqual([{ statusCode: 302 }]);
+			expect(redirector.seen[0].headers.authorization).toBe(`Bearer ${sb.keys.pro}`);
+			expect(elsewhere.seen).toHaveLength(0);
+		} finally {
+			await redirector.close();
+		}
+	});
+});
+
+describe('plain http goes straight to the loopback host, never through a proxy', () => {
+	const PROXY_VARS = ['HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
+	let proxy: Recorder;
+	let saved: Record<string, string | undefined>;
+	beforeAll(async () => {
+		// a proxy that would answer everything with 502: any request seen here went through it
+		proxy = await recorder((res) => {
+			res.statusCode = 502;
+			res.end('proxied');
+		});
+		saved = Object.fromEntries(PROXY_VARS.map((name) => [name, process.env[name]]));
+		for (const name of PROXY_VARS) delete process.env[name];
+		// n8n's HTTP helpers read these for each request (proxy-from-env); no NO_PROXY: even
+		// http://127.0.0.1 would go through the proxy
+		process.env.HTTP_PROXY = proxy.url;
+	});
+	afterAll(async () => {
+		for (const name of PROXY_VARS) {
+			if (saved[name] === undefined) delete process.env[name];
+			else process.env[name] = saved[name];
+		}
+		await proxy.close();
+	});
+
+	test('API requests, signed URLs and the HTTP Request node: the proxy sees nothing', async () => {
+		const asset = sb.control.createLargeAsset({ size: 1000, filename: 'x.bin' });
+		const result = await runWorkflow(
+			chain(
+				[{}],
+				[
+					workspaceGet,
+					mediaGen('Download', {
+						resource: 'asset',
+						operation: 'download',
+						assetId: { __rl: true, mode: 'id', value: asset.id },
+						binaryPropertyName: 'file',
+					}),
+					httpRequest('HTTP', { url: `${sb.baseUrl}/workspace`, helper: 'legacy' }),
+				],
+			),
+			{ credentials: { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } } },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items('Download')[0].binary?.file).toMatchObject({ bytes: 1000 });
+		expect(result.json('HTTP')).toEqual([{ statusCode: 200 }]);
+		expect(proxy.seen).toHaveLength(0);
+		expect(sb.control.requests({ path: '/workspace$' })).toHaveLength(2);
+		expect(sb.control.requests({ path: '^/files/assets/' }).map((r) => r.status)).toEqual([200]);
 	});
 });

@@ -17,7 +17,7 @@ import { RETRY } from '../../nodes/shared/retry';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { startedLater } from '../sandbox/helpers';
-import type { BinaryMode } from './binaryData';
+import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { setupBinaryData } from './binaryData';
 import type { RunOptions, RunResult, TestNode } from './harness';
 import { NODE_TYPES, chain, runWorkflow } from './harness';
@@ -123,6 +123,20 @@ export function fastJobs(
 		Object.assign(POLLING, saved.polling);
 		Object.assign(RETRY, saved.retry);
 	});
+}
+
+/**
+ * For a test file that switches n8n's binary data mode between its tests: the returned function
+ * (re)configures binary data in a mode; the last setup is cleaned up after the file.
+ */
+export function binaryModes(): (mode: BinaryMode) => Promise<BinaryDataSetup> {
+	let current: BinaryDataSetup | undefined;
+	afterAll(() => current?.cleanup());
+	return async (mode) => {
+		current?.cleanup();
+		current = await setupBinaryData(mode);
+		return current;
+	};
 }
 
 /** A resource locator by ID. */

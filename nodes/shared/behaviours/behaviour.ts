@@ -9,6 +9,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import type { BinaryFileInfo } from '../binaryFile';
 import type { Endpoint } from '../catalog/dsl';
 import type { PreparedRequest } from '../fields/request';
 import { prepareRequest } from '../fields/request';
@@ -64,7 +65,8 @@ export interface ItemPlan {
 	request: PreparedRequest;
 	/** One request for these input items, one entry of its list each (itemLists.ts). */
 	items?: number[];
-	upload?: { propertyName: string };
+	/** Asset → Upload: the binary property and its file, checked in the prepare step. */
+	upload?: { propertyName: string; file: BinaryFileInfo };
 	list?: ListSettings;
 	job?: JobPlan;
 	charged?: ChargedPlan;

@@ -1,5 +1,6 @@
 /** Asset → Upload: a binary property's file sent in parts to signed URLs, then completed. */
-import { binaryFileInfo, uploadBinary } from '../binaryUpload';
+import { binaryFileInfo } from '../binaryFile';
+import { uploadBinary } from '../binaryUpload';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, outputs, requestPlan } from './behaviour';
 
@@ -13,6 +14,7 @@ export const upload: Behaviour = {
 		],
 	}),
 	async prepare(ctx, endpoint, itemIndex) {
+		// the file is checked here, before any item sends anything (binaryFileInfo)
 		const propertyName = binaryPropertyOf(ctx, itemIndex);
 		const file = await binaryFileInfo(ctx, itemIndex, propertyName);
 		const plan = requestPlan(ctx, endpoint, itemIndex, {
@@ -20,13 +22,17 @@ export const upload: Behaviour = {
 			mimeType: file.mimeType,
 			size: file.size,
 		});
-		return { ...plan, upload: { propertyName } };
+		return { ...plan, upload: { propertyName, file } };
 	},
-	async send(ctx, { request, itemIndex, upload: file }) {
-		const propertyName = file?.propertyName ?? binaryPropertyOf(ctx, itemIndex);
-		return outputs(
-			[await uploadBinary(ctx, itemIndex, propertyName, request.body ?? {})],
-			itemIndex,
+	async send(ctx, { request, itemIndex, upload: subject }, run) {
+		const propertyName = subject?.propertyName ?? binaryPropertyOf(ctx, itemIndex);
+		const file = subject?.file ?? (await binaryFileInfo(ctx, itemIndex, propertyName));
+		const asset = await uploadBinary(
+			ctx,
+			{ itemIndex, propertyName, file },
+			request.body ?? {},
+			run.position,
 		);
+		return outputs([asset], itemIndex);
 	},
 };
