@@ -85,7 +85,9 @@ export async function recoveriesSettled(): Promise<void> {
 	for (;;) {
 		const running = [
 			...checks,
-			...[...recoveries.values()].flatMap((recovery) => (recovery.running ? [recovery.running] : [])),
+			...[...recoveries.values()].flatMap((recovery) =>
+				recovery.running ? [recovery.running] : [],
+			),
 		];
 		if (running.length === 0) return;
 		await Promise.all(running);

@@ -90,7 +90,11 @@ async function checkManualSecret(ctx: IHookFunctions, slot: Slot): Promise<void>
  * The slot's stored endpoint when it is at this URL. One stored for another URL belongs to a copy
  * of the workflow (an import, another n8n): it is forgotten here, never deleted.
  */
-function ownStoredEndpoint(ctx: IHookFunctions, slot: Slot, url: string): StoredEndpoint | undefined {
+function ownStoredEndpoint(
+	ctx: IHookFunctions,
+	slot: Slot,
+	url: string,
+): StoredEndpoint | undefined {
 	const stored = storedEndpoint(ctx, slot);
 	if (!stored || stored.url === url) return stored;
 	ctx.logger.info(
@@ -121,7 +125,13 @@ async function keepEndpoint(
 		);
 	}
 	const createdAt = same ? known.createdAt : new Date().toISOString();
-	setStoredEndpoint(ctx, slot, { id: endpoint.id, url: endpoint.url ?? '', events, secret, createdAt });
+	setStoredEndpoint(ctx, slot, {
+		id: endpoint.id,
+		url: endpoint.url ?? '',
+		events,
+		secret,
+		createdAt,
+	});
 }
 
 /**
@@ -162,7 +172,12 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 		const keep = endpointToKeep(endpoints, url, known?.id);
 		await deleteStrays(ctx, endpoints, url, keep?.id);
 		if (!keep) {
-			if (known) setStoredEndpoint(ctx, slot, undefined); // deleted at MediaGen: replaced
+			if (known) {
+				ctx.logger.warn(
+					`MediaGen Trigger "${ctx.getNode().name}": its webhook endpoint ${known.id} was deleted at MediaGen (outside n8n); the events MediaGen had for it are lost. A new endpoint is registered.`,
+				);
+				setStoredEndpoint(ctx, slot, undefined);
+			}
 			return false;
 		}
 		retiring.delete(keep.id); // a re-added trigger keeps its endpoint
@@ -282,8 +297,7 @@ async function deleteRegistration(ctx: IHookFunctions): Promise<boolean> {
 		const endpoints = await listEndpoints(ctx);
 		if (slot === 'production' && own) {
 			await deleteStrays(ctx, endpoints, url, own.id);
-			if (endpoints.some((endpoint) => endpoint.id === own.id))
-				deleteAfterGrace(ctx, own.id, url);
+			if (endpoints.some((endpoint) => endpoint.id === own.id)) deleteAfterGrace(ctx, own.id, url);
 			return true; // kept in static data: a re-added trigger takes it over
 		}
 		if (own) await deleteEndpoint(ctx, own.id);

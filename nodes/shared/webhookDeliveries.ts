@@ -81,17 +81,19 @@ function createdAt(delivery: DeliveryRecord): number {
 
 /** The deliveries of events (not test pings) that ended failed, oldest first. */
 export function failedEventDeliveries(deliveries: DeliveryRecord[]): DeliveryRecord[] {
-	return deliveries
-		.map((delivery, index) => ({ delivery, index }))
-		.filter(
-			({ delivery }) =>
-				delivery.status === 'failed' &&
-				typeof delivery.id === 'string' &&
-				delivery.event_type !== PING_EVENT_TYPE,
-		)
-		// the log is newest first: equal times keep the log's order, reversed
-		.sort((a, b) => createdAt(a.delivery) - createdAt(b.delivery) || b.index - a.index)
-		.map(({ delivery }) => delivery);
+	return (
+		deliveries
+			.map((delivery, index) => ({ delivery, index }))
+			.filter(
+				({ delivery }) =>
+					delivery.status === 'failed' &&
+					typeof delivery.id === 'string' &&
+					delivery.event_type !== PING_EVENT_TYPE,
+			)
+			// the log is newest first: equal times keep the log's order, reversed
+			.sort((a, b) => createdAt(a.delivery) - createdAt(b.delivery) || b.index - a.index)
+			.map(({ delivery }) => delivery)
+	);
 }
 
 /** PATCH /webhooks/{id} with status active: MediaGen keeps the endpoint's id, URL and secret. */

@@ -4,155 +4,21 @@
  * WebhookContext by a stand-in for n8n's webhook side (triggerHarness.ts), against the sandbox,
  * which registers endpoints and delivers real signed webhooks over HTTP.
  */
-import { dirname } from 'node:path';
-
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
+import { EVENT_TYPES as SPEC_EVENT_TYPES } from '../../sandbox/hooks';
 import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { EVENT_TYPES } from '../../nodes/MediaGenTrigger/properties';
-import { DEACTIVATION } from '../../nodes/MediaGenTrigger/registration';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
-import { useSandbox } from './setup';
-import { FakeN8n, type ReceivedRequest } from './triggerHarness';
+import type { FakeN8n, ReceivedRequest } from './triggerHarness';
+import { useTriggerKit } from './triggerKit';
 
-jest.setTimeout(60_000);
-
-/** n8n-core's own copies of @n8n/di and @n8n/backend-common (it nests them). */
-function fromCore<T>(name: string): T {
-	const core = dirname(require.resolve('n8n-core'));
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	return require(require.resolve(name, { paths: [core] })) as T;
-}
-const { Container } = fromCore<typeof import('@n8n/di')>('@n8n/di');
-const { Logger } = fromCore<typeof import('@n8n/backend-common')>('@n8n/backend-common');
-
-const { sb, creds } = useSandbox({ timeScale: 0.001, allowHttpWebhooks: true });
-const logs: string[] = [];
-
-beforeAll(() => {
-	// a deactivated endpoint is kept this long for a re-publish (15 s in n8n), then deleted
-	DEACTIVATION.graceMs = 100;
-	// every log line n8n-core's contexts give the node goes here (to check for secrets)
-	const capture =
-		(level: string) =>
-		(message: string, meta?: unknown): void => {
-			logs.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
-		};
-	const logger = {
-		error: capture('error'),
-		warn: capture('warn'),
-		info: capture('info'),
-		debug: capture('debug'),
-		scoped: () => logger,
-	};
-	Container.set(Logger, logger as unknown as InstanceType<typeof Logger>);
-});
-
-const open: FakeN8n[] = [];
-afterEach(async () => {
-	for (const n8n of open.splice(0)) await n8n.close();
-	sb.control.clearFaults();
-});
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any;
-
-async function api(method: string, path: string, body?: unknown): Promise<Body> {
-	const res = await fetch(`${sb.baseUrl}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${sb.keys.pro}`,
-			...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-	return JSON.parse(text);
-}
-
-interface Endpoint {
-	id: string;
-	url: string;
-	events: string[];
-	status: string;
-}
-
-async function endpoints(): Promise<Endpoint[]> {
-	return ((await api('GET', '/webhooks?limit=100')) as { data: Endpoint[] }).data;
-}
-
-/** Every endpoint of the workspace, all pages of GET /webhooks. */
-async function allEndpoints(): Promise<Endpoint[]> {
-	const all: Endpoint[] = [];
-	let page = await api('GET', '/webhooks?limit=100');
-	all.push(...page.data);
-	while (page.nextCursor) {
-		page = await api('GET', `/webhooks?limit=100&before=${encodeURIComponent(page.nextCursor)}`);
-		all.push(...page.data);
-	}
-	return all;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The workspace's endpoints once the deactivated ones are deleted (after the grace period). */
-async function afterGrace(): Promise<Endpoint[]> {
-	await sleep(DEACTIVATION.graceMs + 100);
-	return await endpoints();
-}
-
-async function until<T>(fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-	const end = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await fn();
-		if (value) return value;
-		if (Date.now() > end) throw new Error('timed out waiting');
-		await sleep(10);
-	}
-}
-
-async function fakeN8n(
-	parameters: INodeParameters,
-	queueMode = false,
-	apiKey = sb.keys.pro,
-	version: {
-		typeVersion?: number;
-		secrets?: { productionSecret: string; testSecret?: string };
-		n8nMajor?: 1 | 2;
-	} = {},
-): Promise<FakeN8n> {
-	const n8n = await FakeN8n.start({
-		credentials: { ...creds(apiKey), mediaGenWebhookSecretApi: version.secrets },
-		typeVersion: version.typeVersion,
-		parameters,
-		queueMode,
-		n8nMajor: version.n8nMajor,
-	});
-	open.push(n8n);
-	return n8n;
-}
-
-const automatic = (
-	events: string[] = ['generation.completed'],
-	options: INodeParameters = {},
-): INodeParameters => ({ registration: 'automatic', events, options });
-
-function stored(n8n: FakeN8n, slot: 'production' | 'test' = 'production'): IDataObject | undefined {
-	const data = (n8n.staticData['node:MediaGen Trigger'] ?? {}) as IDataObject;
-	return data[slot] as IDataObject | undefined;
-}
-
-async function generate(params: IDataObject = {}): Promise<Body> {
-	return await api('POST', '/generations', {
-		modelId: 'sandbox-image',
-		prompt: 'a red fox in the snow',
-		params: { sandbox: { durationMs: 20 }, ...params },
-	});
-}
+const kit = useTriggerKit({ timeScale: 0.001 });
+const { sb, logs, api, endpoints, allEndpoints, afterGrace, sleep, until, fakeN8n, automatic } =
+	kit;
+const { stored, generate, signed, eventBody, post } = kit;
 
 describe('description', () => {
 	const trigger = new MediaGenTrigger();
@@ -499,43 +365,6 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect((await endpoints()).map((e) => e.id)).toEqual([made.id]);
 	});
 });
-
-/** A delivery signed like the service signs (sandbox/hooks.ts, independent of the node). */
-function signed(
-	secret: string,
-	body: string,
-	{
-		id = `evt_${Math.random().toString(16).slice(2, 14)}`,
-		timestamp = Math.floor(Date.now() / 1000),
-	} = {},
-): { id: string; timestamp: number; headers: Record<string, string>; body: string } {
-	return {
-		id,
-		timestamp,
-		body,
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(timestamp),
-			'webhook-signature': sign(secret, id, timestamp, body),
-		},
-	};
-}
-
-function eventBody(id: string, type = 'generation.completed', data: IDataObject = {}): string {
-	return JSON.stringify({
-		id,
-		type,
-		created_at: new Date().toISOString(),
-		workspace_id: 'ws_test',
-		data: { id: 'gen_1', status: 'completed', outputs: [], ...data },
-	});
-}
-
-async function post(url: string, headers: Record<string, string>, body: string | Buffer) {
-	const res = await fetch(url, { method: 'POST', headers, body });
-	return { status: res.status, body: await res.text() };
-}
 
 describe('deliveries: verified before anything runs', () => {
 	test('a generation completes in the sandbox, the signed event arrives, the workflow runs', async () => {

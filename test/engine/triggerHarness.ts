@@ -68,7 +68,15 @@ class PassThrough implements INodeType {
 		defaults: { name: 'After' },
 		inputs: ['main'],
 		outputs: ['main'],
-		properties: [],
+		properties: [
+			{
+				displayName: 'Write Static Data',
+				name: 'writeStaticData',
+				type: 'boolean',
+				default: false,
+			},
+			{ displayName: 'Delay', name: 'delayMs', type: 'number', default: 0 },
+		],
 	} as unknown as INodeType['description'];
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -178,6 +186,9 @@ export class FakeN8n {
 
 	listening = false;
 
+	/** n8n is down: every request's connection is broken off (its registrations stay as they are). */
+	offline = false;
+
 	readonly requests: ReceivedRequest[] = [];
 
 	readonly runs: IRun[] = [];
@@ -221,6 +232,10 @@ export class FakeN8n {
 	static async start(options: FakeN8nOptions): Promise<FakeN8n> {
 		const n8n = new FakeN8n(options);
 		n8n.server = createServer((req, res) => {
+			if (n8n.offline) {
+				req.socket.destroy(); // n8n is down: the connection breaks off unanswered
+				return;
+			}
 			const work = n8n.handle(req, res).catch((error: Error) => {
 				if (!res.headersSent) res.statusCode = 500;
 				res.end(JSON.stringify({ message: error.message }));
@@ -332,6 +347,7 @@ export class FakeN8n {
 
 	/** The node's `trigger` method, as n8n's TriggersAndPollers runs it; its crons are kept. */
 	private async startTrigger(workflow: Workflow, activation: WorkflowActivateMode): Promise<void> {
+		if (!this.triggerType.trigger) return; // a trigger without one (as released before)
 		const node = workflow.getNode(this.node.name)!;
 		const fail = (error: Error) => {
 			throw error;
@@ -467,7 +483,9 @@ export class FakeN8n {
 		} catch (error) {
 			record.failedExecution = true;
 			if (!response.headersSent)
-				response.status(500).json({ message: `Workflow could not be started: ${(error as Error).message}` });
+				response
+					.status(500)
+					.json({ message: `Workflow could not be started: ${(error as Error).message}` });
 			return undefined;
 		}
 	}
