@@ -6,28 +6,14 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { listPages } from '../shared/pages';
 import type { MediaGenContext } from '../shared/transport';
 import { asNodeError, mediaGenRequest, statusOf } from '../shared/transport';
+import type { RemoteEndpoint } from '../shared/webhookDeliveries';
+import { listEndpoints } from '../shared/webhookDeliveries';
 import { isValidSecret } from '../shared/webhookSignature';
 
-/** An endpoint as GET /webhooks lists it. */
-export interface RemoteEndpoint {
-	id: string;
-	url?: string;
-	events?: string[];
-	status?: string;
-	created_at?: string;
-}
-
-/** Every endpoint of the workspace (GET /webhooks, all pages, 100 a page, at most 100 pages). */
-export async function listEndpoints(ctx: MediaGenContext): Promise<RemoteEndpoint[]> {
-	const endpoints: RemoteEndpoint[] = [];
-	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100 });
-	for await (const { records } of pages)
-		endpoints.push(...(records as unknown as RemoteEndpoint[]));
-	return endpoints;
-}
+export type { RemoteEndpoint };
+export { listEndpoints };
 
 /**
  * The endpoint at this URL the node keeps: the one it knows (`knownId`), otherwise the newest.

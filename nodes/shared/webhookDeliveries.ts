@@ -1,9 +1,9 @@
 /**
- * The delivery log of a webhook endpoint (GET /webhooks/{id}/deliveries) and what recovers the
- * events it missed: enabling an endpoint MediaGen disabled, and retrying its failed deliveries
- * oldest first within the rate limit. Used by the MediaGen Trigger (on activation and on its
- * periodic check) and by MediaGen → Webhook → Retry Failed Deliveries (docs/trigger-internals.md,
- * Recovery).
+ * Webhook endpoints (GET /webhooks), the delivery log of one (GET /webhooks/{id}/deliveries) and
+ * what recovers the events it missed: enabling an endpoint MediaGen disabled, and retrying its
+ * failed deliveries oldest first within the rate limit. Used by the MediaGen Trigger (on
+ * activation and on its periodic check) and by MediaGen → Webhook → Retry Failed Deliveries
+ * (docs/trigger-internals.md, Recovery).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -22,6 +22,27 @@ export const DELIVERY_RECOVERY = {
 	/** Retries sent per minute at most: half of the API's 120 requests a minute per key. */
 	retriesPerMinute: 60,
 };
+
+/** An endpoint as GET /webhooks lists it. */
+export interface RemoteEndpoint {
+	id: string;
+	url?: string;
+	events?: string[];
+	status?: string;
+	created_at?: string;
+}
+
+/** Every endpoint of the workspace (GET /webhooks, all pages, 100 a page, at most 100 pages). */
+export async function listEndpoints(
+	ctx: MediaGenContext,
+	itemIndex?: number,
+): Promise<RemoteEndpoint[]> {
+	const endpoints: RemoteEndpoint[] = [];
+	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100, itemIndex });
+	for await (const { records } of pages)
+		endpoints.push(...(records as unknown as RemoteEndpoint[]));
+	return endpoints;
+}
 
 /** One attempt of a delivery, as the delivery log lists it. */
 export interface DeliveryAttempt {

@@ -102,7 +102,10 @@ export function useTriggerKit(options: { timeScale: number }) {
 	jest.setTimeout(60_000);
 	const { Container } = fromCore<typeof import('@n8n/di')>('@n8n/di');
 	const { Logger } = fromCore<typeof import('@n8n/backend-common')>('@n8n/backend-common');
-	const { sb, creds } = useSandbox({ timeScale: options.timeScale, allowHttpWebhooks: true });
+	const { sb, creds, runOne } = useSandbox({
+		timeScale: options.timeScale,
+		allowHttpWebhooks: true,
+	});
 	const logs: string[] = [];
 
 	beforeAll(() => {
@@ -202,6 +205,7 @@ export function useTriggerKit(options: { timeScale: number }) {
 	return {
 		sb,
 		creds,
+		runOne,
 		logs,
 		api,
 		endpoints,

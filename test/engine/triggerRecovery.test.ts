@@ -15,6 +15,8 @@ import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhookDeliveries';
 import type { FakeN8n } from './triggerHarness';
+import { mediaGen } from './harness';
+import { rl } from './setup';
 import { useTriggerKit } from './triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
@@ -358,5 +360,67 @@ describe('Download Files runs in the execution, at most 10 files', () => {
 		} finally {
 			TRIGGER_DOWNLOADS.maxFiles = cap;
 		}
+	});
+});
+
+describe('MediaGen → Webhook → Retry Failed Deliveries (manual mode, from a schedule)', () => {
+	const retryFailed = async (webhookId: string, extra: IDataObject = {}) =>
+		await kit.runOne(
+			mediaGen(
+				'MediaGen',
+				{
+					resource: 'webhook',
+					operation: 'retryFailedDeliveries',
+					webhookId: rl(webhookId),
+					...extra,
+				},
+				{ typeVersion: 2 },
+			),
+		);
+
+	test('enables the endpoint MediaGen disabled and has it send every failed delivery again, once', async () => {
+		// the user made the endpoint in MediaGen's settings and put its secret in the trigger
+		const made = await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', events: ['*'] });
+		const n8n = await fakeN8n({ registration: 'manual', signingSecret: made.secret, options: {} });
+		await api('PATCH', `/webhooks/${made.id}`, { url: n8n.productionUrl });
+		await n8n.activate();
+		const failed = await outage(n8n, made.id, 15);
+		expect((await endpoints())[0].status).toBe('disabled');
+		sb.control.clearRequests();
+
+		const first = await retryFailed(made.id);
+		expect(first.error).toBeUndefined();
+		expect(first.out).toEqual([
+			expect.objectContaining({
+				webhook_id: made.id,
+				status: 'active',
+				enabled: true,
+				failed: 15,
+				retried: 15,
+				delivered: 15,
+				skipped: 0,
+			}),
+		]);
+		await until(() => n8n.runs.length === 15);
+		expect(runsPerEvent(n8n)).toEqual(Object.fromEntries(failed.map((d) => [d.event_id, 1])));
+		expect(sb.control.requests({ method: 'PATCH', path: '/webhooks/' })).toHaveLength(1);
+
+		// the next scheduled run finds nothing to do
+		const second = await retryFailed(made.id);
+		expect(second.out[0]).toMatchObject({ enabled: false, failed: 0, retried: 0 });
+		expect(sb.control.requests({ method: 'POST', path: '/retry$' })).toHaveLength(15);
+	});
+
+	test('Enable If Disabled off: a disabled endpoint stays disabled; an unknown id is an error, nothing sent', async () => {
+		const made = await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', events: ['*'] });
+		await api('PATCH', `/webhooks/${made.id}`, { status: 'disabled' });
+		const off = await retryFailed(made.id, { enableEndpoint: false });
+		expect(off.out[0]).toMatchObject({ status: 'disabled', enabled: false, failed: 0 });
+		expect((await endpoints())[0].status).toBe('disabled');
+		sb.control.clearRequests();
+		const unknown = await retryFailed('00000000-0000-4000-8000-000000000000');
+		expect(String(unknown.error?.message)).toMatch(/No webhook endpoint 00000000/);
+		expect(sb.control.requests({ method: 'POST' })).toHaveLength(0);
+		expect(sb.control.requests({ method: 'PATCH' })).toHaveLength(0);
 	});
 });
