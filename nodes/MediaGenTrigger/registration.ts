@@ -188,7 +188,7 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 		return true;
 	} catch (error) {
 		const stored = storedEndpoint(ctx, slot);
-		if (!(stored?.url === url && isTransient(error))) throw error;
+		if (!(stored?.url === url && isTransient(error))) throw asNodeError(ctx, error);
 		ctx.logger.warn(
 			`MediaGen Trigger "${ctx.getNode().name}": could not check webhook endpoint ${stored.id} (${(error as Error).message}); kept as it is, the periodic check tries again`,
 		);

@@ -8,7 +8,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { statusOf } from '../shared/transport';
+import { asNodeError, statusOf } from '../shared/transport';
 import type { DeliveryRecord } from '../shared/webhookDeliveries';
 import { readDeliveryLog } from '../shared/webhookDeliveries';
 import { endpointToKeep, listEndpoints, rotateSecret } from './endpoints';
@@ -63,7 +63,7 @@ async function firstPage(
 		return (await readDeliveryLog(ctx, endpointId, { maxPages: 1 })).deliveries;
 	} catch (error) {
 		if (statusOf(error) === 404) return undefined;
-		throw error;
+		throw asNodeError(ctx, error);
 	}
 }
 

@@ -19,7 +19,9 @@ export const PING_EVENT_TYPE = 'webhook.test';
 export const DELIVERY_RECOVERY = {
 	/** Pages of 100 deliveries read at most: the newest 1,000 deliveries of an endpoint. */
 	maxPages: 10,
-	/** Retries sent per minute at most: half of the API's 120 requests a minute per key. */
+	/** Retries sent at once; after them, at most `retriesPerMinute`. */
+	burst: 20,
+	/** Retries per minute after the burst: half of the API's 120 requests a minute per key. */
 	retriesPerMinute: 60,
 };
 
@@ -147,10 +149,10 @@ export interface RetryRun {
 }
 
 /**
- * POST /webhooks/deliveries/{id}/retry for each delivery, in the order given, at most
- * `retriesPerMinute` a minute (a 429 waits for its Retry-After in the transport). A delivery that
- * is no longer failed (409: MediaGen delivered it meanwhile) or gone (404) is skipped; any other
- * error stops the run.
+ * POST /webhooks/deliveries/{id}/retry for each delivery, in the order given: the first `burst` at
+ * once, the next at most `retriesPerMinute` a minute (a 429 waits for its Retry-After in the
+ * transport). A delivery that is no longer failed (409: MediaGen delivered it meanwhile) or gone
+ * (404) is skipped; any other error stops the run.
  */
 export async function retryDeliveries(
 	ctx: MediaGenContext,
@@ -160,7 +162,7 @@ export async function retryDeliveries(
 	const gapMs = 60_000 / (options.retriesPerMinute ?? DELIVERY_RECOVERY.retriesPerMinute);
 	const results: RetryOutcome[] = [];
 	for (const [index, delivery] of deliveries.entries()) {
-		if (index > 0) await pause(gapMs, cancelSignalOf(ctx));
+		if (index >= DELIVERY_RECOVERY.burst) await pause(gapMs, cancelSignalOf(ctx));
 		try {
 			const answer = await mediaGenRequest<DeliveryRecord>(ctx, {
 				method: 'POST',

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * n8n 2.40.7's handling of a webhook request body before the node's `webhook` method runs, played
  * on node:http's request for the trigger harness (triggerHarness.ts):

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * MediaGen Trigger end to end: the real node, driven through n8n-core's HookContext and
  * WebhookContext by a stand-in for n8n's webhook side (triggerHarness.ts), against the sandbox,

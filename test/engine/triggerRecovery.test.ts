@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The MediaGen Trigger loses no event and never goes deaf (issue #32): n8n down past MediaGen's
  * retries (the endpoint disabled), its periodic check while n8n runs, the retry of missed
