@@ -6,7 +6,7 @@ import type { App } from './app';
 import type { FaultInput, Fault } from './faults';
 import type { Notification, SentDelivery } from './hooks';
 import { createAsset } from './library';
-import type { RequestLogEntry } from './requestLog';
+import type { RequestEvent, RequestLogEntry } from './requestLog';
 import { KEYS, type SandboxConfig } from './state';
 import type { HoldState } from './timers';
 import { parse, z } from './validation';
@@ -57,9 +57,19 @@ export interface SandboxControl {
 	addFault(fault: FaultInput): Fault;
 	faults(): Fault[];
 	clearFaults(): void;
+	/** Forgets every Idempotency-Key a workspace's creates used, as 24 hours later. */
+	expireIdempotencyKeys(workspace: WorkspaceRef): void;
+	/** Removes one fault by its id; false when it was used up or removed already. */
+	removeFault(id: number): boolean;
 	/** Request log; `path` is a regular expression searched in the request path. */
 	requests(filter?: { method?: string; path?: string }): RequestLogEntry[];
 	clearRequests(): void;
+	/**
+	 * Calls `fn` synchronously on each request event from now on (an answer logged, an answer held
+	 * back by a delay fault), e.g. to kill a process at an exact request; returns the unsubscribe.
+	 * In-process only; `reset()` does not remove watchers.
+	 */
+	watchRequests(fn: (e: RequestEvent) => void): () => void;
 	/** Every webhook HTTP request the sandbox sent (one entry per attempt). */
 	deliveries(): SentDelivery[];
 	clearDeliveries(): void;
@@ -96,8 +106,11 @@ export function makeControl(app: App): SandboxControl {
 		addFault: (f) => app.faults.add(f),
 		faults: () => app.faults.all(),
 		clearFaults: () => app.faults.clear(),
+		expireIdempotencyKeys: (ref) => app.state.workspace(ref).idempotency.clear(),
+		removeFault: (id) => app.faults.remove(id),
 		requests: (filter) => app.requestLog.list(filter),
 		clearRequests: () => app.requestLog.clear(),
+		watchRequests: (fn) => app.requestLog.watch(fn),
 		deliveries: () => [...app.hooks.sent],
 		clearDeliveries: () => {
 			app.hooks.sent.length = 0;

@@ -1,6 +1,7 @@
 /**
- * Fault injection: fail the next N matching requests, drop the next N matching responses after the
- * work is done (socket destroyed without an answer), or delay the next N matching responses.
+ * Fault injection: fail the next N matching requests (before or, with `afterWork`, after doing the
+ * work), drop the next N matching responses after the work is done (socket destroyed without an
+ * answer), or delay the next N matching responses.
  */
 import { parse, z } from './validation';
 
@@ -18,6 +19,8 @@ export const faultInput = z.object({
 	status: z.number().int().min(100).max(599).default(500),
 	code: z.string().optional(),
 	message: z.string().optional(),
+	/** fail: do the work first, then answer the fault (the answer of a done create is lost). */
+	afterWork: z.boolean().default(false),
 	/** delay: milliseconds (real time, not scaled). */
 	delayMs: z.number().int().min(0).default(1000),
 });
@@ -43,6 +46,12 @@ export class Faults {
 	}
 	clear(): void {
 		this.list = [];
+	}
+	/** Removes one fault (a test's, once it is no longer wanted); false when it is gone. */
+	remove(id: number): boolean {
+		const before = this.list.length;
+		this.list = this.list.filter((f) => f.id !== id);
+		return this.list.length < before;
 	}
 	/** Consumes and returns the first fault of `kind` matching the request, if any. */
 	take(kind: Fault['kind'], method: string, path: string): Fault | undefined {

@@ -21,10 +21,35 @@ export interface RequestLogEntry {
 	inFlight: number;
 }
 
+/**
+ * What a watcher of the request log hears, synchronously, as it happens: `answered`, a request's
+ * log entry (its answer written, or dropped); `held`, a request whose work is done and whose
+ * answer a delay fault holds back (it is in flight: made at the API, not answered).
+ */
+export type RequestEvent =
+	| { type: 'answered'; entry: RequestLogEntry }
+	| { type: 'held'; method: string; path: string; idempotencyKey: string | null; status: number };
+
 export class RequestLog {
 	private entries: RequestLogEntry[] = [];
 	private seq = 0;
 	private open = 0;
+	private readonly watchers = new Set<(e: RequestEvent) => void>();
+	/** Calls `fn` on every event from now on (see RequestEvent); returns the unsubscribe. */
+	watch(fn: (e: RequestEvent) => void): () => void {
+		this.watchers.add(fn);
+		return () => this.watchers.delete(fn);
+	}
+	/** Tells the watchers (a watcher that throws does not stop the request or the others). */
+	notify(e: RequestEvent): void {
+		for (const fn of [...this.watchers]) {
+			try {
+				fn(e);
+			} catch {
+				/* a test's watcher: not the sandbox's business */
+			}
+		}
+	}
 	/** Counts a request as open until `end`; returns how many are open, this one included. */
 	begin(): number {
 		return ++this.open;
@@ -33,8 +58,10 @@ export class RequestLog {
 		this.open--;
 	}
 	add(e: Omit<RequestLogEntry, 'seq'>): void {
-		this.entries.push({ ...e, seq: ++this.seq });
+		const entry = { ...e, seq: ++this.seq };
+		this.entries.push(entry);
 		if (this.entries.length > 10_000) this.entries.shift();
+		this.notify({ type: 'answered', entry: { ...entry } });
 	}
 	list(filter: { method?: string; path?: string } = {}): RequestLogEntry[] {
 		return this.entries.filter(

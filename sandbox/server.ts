@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { App } from './app';
+import type { Fault } from './faults';
 import {
 	ApiError,
 	drain,
@@ -53,7 +54,8 @@ export function createHandler(app: App): (req: IncomingMessage, res: ServerRespo
 	};
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A delay fault's wait: it does not keep the process alive (a test may end while it holds). */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 interface LogFields {
 	/** Headers added to whatever the answer is (rate-limit state). */
@@ -109,23 +111,9 @@ async function handle(
 
 	let reply: Reply;
 	const fail = app.faults.take('fail', method, path);
-	if (fail) {
+	if (fail && !fail.afterWork) {
 		drain(req);
-		fields.injected = true;
-		const code =
-			fail.code ??
-			(fail.status === 429 ? 'rate_limited' : fail.status >= 500 ? 'internal' : 'injected_fault');
-		const headers: Record<string, string> = fail.status === 429 ? { 'retry-after': '1' } : {};
-		reply = errorReply(
-			new ApiError(
-				fail.status,
-				code,
-				fail.message ?? `Injected fault (${fail.status})`,
-				{},
-				headers,
-			),
-			requestId,
-		);
+		reply = injectedReply(fail, requestId, fields);
 	} else {
 		try {
 			reply = path.startsWith('/files/')
@@ -135,6 +123,8 @@ async function handle(
 			drain(req);
 			reply = errorReply(e instanceof ApiError ? e : internal(app, e), requestId);
 		}
+		// the work is done, its answer replaced by the injected one (the lost create answer)
+		if (fail) reply = injectedReply(fail, requestId, fields);
 	}
 	reply.headers = { ...fields.headers, ...reply.headers, 'x-request-id': requestId };
 
@@ -145,9 +135,24 @@ async function handle(
 		return;
 	}
 	const delay = app.faults.take('delay', method, path);
-	if (delay) await sleep(delay.delayMs);
+	if (delay) {
+		const { idempotencyKey } = fields;
+		app.requestLog.notify({ type: 'held', method, path, idempotencyKey, status: reply.status });
+		await sleep(delay.delayMs);
+	}
 	res.on('close', () => log(reply.status, false));
 	writeReply(res, reply, method);
+}
+
+/** The answer of a `fail` fault: its status and code (Retry-After: 1 with a 429). */
+function injectedReply(fail: Fault, requestId: string, fields: LogFields): Reply {
+	fields.injected = true;
+	const code =
+		fail.code ??
+		(fail.status === 429 ? 'rate_limited' : fail.status >= 500 ? 'internal' : 'injected_fault');
+	const headers: Record<string, string> = fail.status === 429 ? { 'retry-after': '1' } : {};
+	const message = fail.message ?? `Injected fault (${fail.status})`;
+	return errorReply(new ApiError(fail.status, code, message, {}, headers), requestId);
 }
 
 function internal(app: App, e: unknown): ApiError {

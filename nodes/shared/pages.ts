@@ -43,6 +43,8 @@ export interface ListWalk {
 	itemIndex?: number;
 	/** Said when the list gives a cursor a second time (after the default explanation). */
 	onRepeat?: string;
+	/** Sent although the execution was cancelled (a lookup after Stop). */
+	ignoreCancel?: boolean;
 }
 
 /**
@@ -60,7 +62,13 @@ export async function* listPages(ctx: MediaGenContext, walk: ListWalk): AsyncGen
 		const qs: IDataObject = { ...walk.qs, limit: Math.min(walk.pageSize, max - count) };
 		if (before !== undefined) qs.before = before;
 		const page = pageOf(
-			await mediaGenRequest(ctx, { method: 'GET', path: walk.path, qs, itemIndex: walk.itemIndex }),
+			await mediaGenRequest(ctx, {
+				method: 'GET',
+				path: walk.path,
+				qs,
+				itemIndex: walk.itemIndex,
+				ignoreCancel: walk.ignoreCancel,
+			}),
 		);
 		count += page.records.length;
 		yield page;

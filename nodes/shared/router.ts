@@ -3,7 +3,12 @@
  * (a retry of a crashed execution) → guard credits → send → wait → outputs. What an operation
  * does in each phase is its behaviour's (behaviours/); docs/architecture.md, docs/batches.md.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemPlan, RunState, SendResult } from './behaviours/behaviour';
@@ -16,9 +21,9 @@ import type { JobSettings } from './jobs';
 import { jobOutput } from './jobs';
 import type { PendingJob } from './poller';
 import { waitForJobs } from './poller';
-import { recoverStartedJobs } from './recovery';
-import { identityOf, savedExecutionData } from './runIdentity';
-import { rememberedToken, rememberToken, startedJobsMemory } from './runMemory';
+import type { SavedView } from './runMemory';
+import { runMemory } from './runMemory';
+import { establish, inFlight, recoverAll } from './runStart';
 import { beforeSending, costHint, errorItem, withStartedJobs } from './runReport';
 import { isToolCall, simplify, stillRunning, TOOL_MODE } from './tool';
 import { asNodeError } from './transport';
@@ -56,6 +61,8 @@ interface NodeRun extends RunState {
 	results: Array<INodeExecutionData[] | undefined>;
 	/** The jobs the run waits for, in item order, with how each item asked to be answered. */
 	waiting: Array<{ job: PendingJob; settings: JobSettings }>;
+	/** What this execution's saved data says of earlier tries (runs with an identity). */
+	view?: SavedView;
 }
 
 /** This node's run index in the execution (n8n gives no direct getter to execute()). */
@@ -111,7 +118,11 @@ function failItem(run: NodeRun, error: unknown, itemIndex: number): void {
  * Refused items (prepare or guard): without Continue On Fail the first stops the node, nothing
  * sent for any item; with it, each becomes an error item and the others go on.
  */
-function refuse(run: NodeRun, refused: Map<number, unknown>, phase: 'prepare' | 'guard') {
+function refuse(
+	run: NodeRun,
+	refused: Map<number, unknown>,
+	phase: 'prepare' | 'recover' | 'guard',
+) {
 	if (!refused.size) return;
 	const first = Math.min(...refused.keys());
 	const told = (error: unknown, itemIndex: number, stops: boolean) =>
@@ -136,15 +147,8 @@ async function prepareAll(run: NodeRun, groups: Group[]): Promise<void> {
 			invalid.set(itemIndex, error);
 		}
 	}
-	const needsIdentity = (e: Endpoint) => !!(e.idempotent || e.job) && !e.nodeOperation;
-	if ([...endpoints.values()].some(needsIdentity)) {
-		// what n8n saved of this execution decides the run's identity (docs/batches.md); read once
-		// per execution and node: a later run of the node finds the token in its node context
-		const remembered = rememberedToken(ctx);
-		const saved = remembered && !recovering(run) ? undefined : await savedExecutionData(ctx);
-		run.identity = identityOf(ctx, saved, remembered);
-		rememberToken(ctx, run.identity.token);
-	}
+	const needsIdentity = (e: Endpoint) => !!(e.idempotent || e.job || e.charged) && !e.nodeOperation;
+	if ([...endpoints.values()].some(needsIdentity)) await establish(run);
 	// version 3: a list that comes from the input items makes one request of all of them
 	const first = endpoints.get(0);
 	const fromItems =
@@ -171,26 +175,6 @@ async function prepareAll(run: NodeRun, groups: Group[]): Promise<void> {
 		);
 	}
 	refuse(run, invalid, 'prepare');
-}
-
-/** n8n's Retry of an execution whose node context has no record of this run (it died). */
-const recovering = (run: NodeRun) => run.ctx.getMode() === 'retry' && !run.memory.recorded();
-
-/**
- * Phase "recover", in n8n's Retry of an execution that died while this node ran (its node
- * context was not saved): the jobs the dead run started are found at MediaGen and waited for.
- */
-async function recoverAll(run: NodeRun): Promise<void> {
-	const creating = run.plans.filter((p) => p.job && !p.job.restored);
-	if (!creating.length || !run.identity) return;
-	const found = await recoverStartedJobs(run.ctx, creating, run.identity, run.runIndex);
-	for (const plan of creating) {
-		const jobs = found.get(plan.itemIndex);
-		if (!jobs || !plan.job) continue;
-		plan.job.restored = jobs;
-		plan.job.restoredAsRecords = true;
-		run.memory.add(plan.itemIndex, jobs, !plan.job.settings.waitForCompletion);
-	}
 }
 
 /**
@@ -277,6 +261,36 @@ export function pairWithItems(sent: SendResult, items: number[] | undefined): Se
 	return sent;
 }
 
+/**
+ * Stop while sending: the jobs already started, and those whose create was in flight (found a
+ * second later), are cancelled; the error (the cancel's) names what was in flight and not found.
+ */
+async function stopSending(
+	run: NodeRun,
+	started: PendingJob[],
+	failed: Map<number, unknown>,
+	error: NodeApiError | NodeOperationError,
+): Promise<void> {
+	const flying = await inFlight(run, [...failed.keys()]);
+	started.push(...flying.jobs);
+	const told = (e: NodeApiError | NodeOperationError) => {
+		if (flying.unknown.length)
+			e.description = [
+				e.description,
+				`Sent when the execution was stopped, without an answer: ${flying.unknown.join('; ')}. Check these at MediaGen and cancel them there if they run.`,
+			]
+				.filter(Boolean)
+				.join('\n');
+		return e;
+	};
+	if (!started.length) throw told(error);
+	try {
+		await waitForJobs(run.ctx, started);
+	} catch (stopped) {
+		throw told(asNodeError(run.ctx, stopped));
+	}
+}
+
 /** Phase 3: plain reads a few at a time, anything else one by one in item order. */
 async function sendAll(run: NodeRun): Promise<void> {
 	const failed = new Map<number, unknown>();
@@ -300,11 +314,11 @@ async function sendAll(run: NodeRun): Promise<void> {
 	const started = run.waiting.map((w) => w.job);
 	const first = Math.min(...failed.keys());
 	if (!run.continueOnFail) {
-		// stopped: the jobs already started are cancelled with the execution, or named
-		if (started.length && run.ctx.getExecutionCancelSignal()?.aborted) {
-			await waitForJobs(run.ctx, started);
-		}
-		throw withStartedJobs(asNodeError(run.ctx, failed.get(first), first), started);
+		const error = asNodeError(run.ctx, failed.get(first), first);
+		// stopped: the jobs already started (and those whose create was in flight) are cancelled
+		// with the execution, or named
+		if (run.ctx.getExecutionCancelSignal()?.aborted) await stopSending(run, started, failed, error);
+		throw withStartedJobs(error, started);
 	}
 	for (const [itemIndex, error] of failed) {
 		const plan = run.plans.find((p) => p.itemIndex === itemIndex);
@@ -343,6 +357,15 @@ async function waitAndOutput(run: NodeRun): Promise<void> {
 	}
 }
 
+/**
+ * Whether a plan's work is found again by the record it belongs to (not by its provenance or
+ * key): its ids must stay claimed, so that a later run of the node does not take them.
+ */
+function foundByRecord(plan: ItemPlan): boolean {
+	const rule = plan.endpoint.job?.recover;
+	return !!plan.endpoint.charged || (!!rule && rule.by !== 'provenance');
+}
+
 /** The node's output: every item's results in item order, simplified where asked. */
 function outputOf(run: NodeRun): INodeExecutionData[][] {
 	const { ctx } = run;
@@ -373,8 +396,8 @@ export async function executeCatalog(
 	const runIndex = runIndexOf(ctx);
 	const run: NodeRun = {
 		ctx,
-		runIndex,
-		memory: startedJobsMemory(ctx, runIndex),
+		position: runIndex,
+		memory: runMemory(ctx, runIndex),
 		count: ctx.getInputData().length,
 		continueOnFail: ctx.continueOnFail(),
 		plans: [],
@@ -382,10 +405,10 @@ export async function executeCatalog(
 		waiting: [],
 	};
 	await prepareAll(run, groups);
-	if (recovering(run) && run.identity) await recoverAll(run);
+	refuse(run, await recoverAll(run), 'recover');
 	await guardAll(run);
 	await sendAll(run);
 	await waitAndOutput(run);
-	run.memory.clear();
+	run.memory.clear(run.plans.some(foundByRecord));
 	return outputOf(run);
 }

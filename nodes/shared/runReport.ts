@@ -46,24 +46,26 @@ export function withStartedJobs(error: NodeApiError | NodeOperationError, jobs: 
 }
 
 /**
- * An error of the prepare or guard phase, told truthfully: nothing was sent (prepare) or nothing
- * was started or charged (guard), for this item or, when the node stops, for any item.
+ * An error of the prepare, recover or guard phase, told truthfully: nothing was sent (prepare,
+ * recover) or nothing was started or charged (guard), for this item or, when the node stops, for
+ * any item.
  */
 export function beforeSending(
 	ctx: IExecuteFunctions,
 	error: unknown,
 	itemIndex: number,
 	count: number,
-	phase: 'prepare' | 'guard',
+	phase: 'prepare' | 'recover' | 'guard',
 	stops: boolean,
 ): NodeApiError | NodeOperationError {
 	const nodeError = asNodeError(ctx, error, itemIndex);
 	const nothing =
-		phase === 'prepare' ? 'Nothing was sent to MediaGen' : 'Nothing was started or charged';
+		phase === 'guard' ? 'Nothing was started or charged' : 'Nothing was sent to MediaGen';
+	const fix = phase === 'recover' ? '.' : ': fix the value and run again.';
 	const own = (nodeError.description ?? '').replace(/^Nothing was (sent|started)[^.]*\.\s*/, '');
 	nodeError.description = [
 		`Item ${itemIndex + 1} of ${count}.`,
-		stops ? `${nothing} for any item: fix the value and run again.` : `${nothing} for this item.`,
+		stops ? `${nothing} for any item${fix}` : `${nothing} for this item.`,
 		own,
 	]
 		.filter(Boolean)

@@ -54,6 +54,8 @@ export interface MediaGenRequest {
 	 * not end at the cancel. The caller bounds the time it spends.
 	 */
 	ignoreCancel?: boolean;
+	/** Called with a successful answer's headers (e.g. to read MediaGen's clock). */
+	onHeaders?: (headers: Record<string, unknown>) => void;
 }
 
 /**
@@ -357,8 +359,10 @@ export async function mediaGenRequest<T = unknown>(
 			} catch (error) {
 				return { ok: false, failure: { budget: 'fault', error: error as Error } };
 			}
-			if (response.statusCode >= 200 && response.statusCode < 300)
+			if (response.statusCode >= 200 && response.statusCode < 300) {
+				request.onHeaders?.(response.headers ?? {});
 				return { ok: true, value: response.body as T };
+			}
 			return { ok: false, failure: answerFailure(response) };
 		},
 		giveUp: ({ response, error }, retries) =>

@@ -156,7 +156,9 @@ describe('generation', () => {
 		expect(list.out).toHaveLength(3);
 		const charged = out.reduce((n, o) => n + Number(o.credits_charged), 0);
 		expect(balance()).toBe(before - charged);
-		expect(creates().length).toBeGreaterThan(20);
+		// sent again with each item's own key until answered: by the transport's retries, then by
+		// Retry On Fail after a look at MediaGen for the items sent without an answer
+		expect(creates().length).toBeGreaterThan(6);
 		expect(new Set(creates().map((r) => r.idempotencyKey)).size).toBe(3);
 	});
 

@@ -3,135 +3,27 @@
  * (WorkflowExecute), our real node classes and credential, and real HTTP to a sandbox.
  * Modelled on n8n's NodeTestHarness (packages/core/nodes-testing), without network mocks.
  */
-import { randomUUID } from 'node:crypto';
-
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
-	ICredentialDataDecryptedObject,
-	ICredentialType,
+	IConnections,
 	IDataObject,
-	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
-	INodeType,
-	INodeTypes,
+	INodeParameters,
 	IRun,
+	IRunExecutionData,
 	ITaskData,
 	IWorkflowBase,
-	IWorkflowExecuteAdditionalData,
-	IConnections,
-	INodeParameters,
-	IVersionedNodeType,
-	IExecuteFunctions,
-	IRunExecutionData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
 
-import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
-// The explicit .ts: tsx (benchmarks) would otherwise resolve MediaGen.node to the codex .json.
-import { MediaGen } from '../../nodes/MediaGen/MediaGen.node.ts';
+import type { HostOptions } from './n8nHost';
+import { startExecution } from './n8nHost';
+import type { SavedExecutions } from './savedExecutions';
+import { retryData } from './n8nRecovery';
 
-/** Test-only start node: emits the items given in its `items` parameter (JSON array). */
-class TestItems implements INodeType {
-	description = {
-		displayName: 'Test Items',
-		name: 'testItems',
-		group: ['input'],
-		version: 1,
-		description: 'Emits the configured items',
-		defaults: { name: 'Items' },
-		inputs: ['main'],
-		outputs: ['main'],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[{}]' }],
-	} as INodeType['description'];
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
-		const items = (typeof raw === 'string' ? JSON.parse(raw) : raw) as IDataObject[];
-		return [items.map((json) => ({ json }))];
-	}
-}
-
-/** Node types known to the harness; tests of other nodes register theirs here. */
-export const NODE_TYPES: Record<string, INodeType | IVersionedNodeType> = {
-	'n8n-nodes-mediagen.mediaGen': new MediaGen(),
-	'test.items': new TestItems(),
-};
-
-export class NodeTypes implements INodeTypes {
-	getByName(type: string): INodeType | IVersionedNodeType {
-		return this.getByNameAndVersion(type);
-	}
-
-	getByNameAndVersion(type: string, version?: number): INodeType {
-		const nodeType = NODE_TYPES[type];
-		if (!nodeType) throw new Error(`Unknown node type ${type}`);
-		// a versioned node type (the trigger): the class of the asked version, as n8n does
-		return 'nodeVersions' in nodeType ? nodeType.getNodeType(version) : nodeType;
-	}
-
-	getKnownTypes() {
-		return {};
-	}
-}
-
-const CREDENTIAL_TYPES: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
-
-class CredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
-		super();
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		// as n8n does for a credential whose authenticate is a function (MediaGen API's is)
-		const auth = CREDENTIAL_TYPES[typeName]?.authenticate;
-		if (typeof auth !== 'function') throw new Error(`No authenticate function for ${typeName}`);
-		return await auth(credentials, requestOptions);
-	}
-
-	async preAuthentication() {
-		return undefined;
-	}
-
-	async runPreAuthentication() {
-		return undefined;
-	}
-
-	async getCredentials(): Promise<never> {
-		throw new Error('not used by the harness');
-	}
-
-	async getDecrypted(
-		_a: unknown,
-		_n: unknown,
-		type: string,
-	): Promise<ICredentialDataDecryptedObject> {
-		const found = this.data[type];
-		if (!found) throw new Error(`No test credentials for ${type}`);
-		return found;
-	}
-
-	async updateCredentials(): Promise<void> {}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	getCredentialsProperties() {
-		return [];
-	}
-
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-}
+export { createAdditionalData, NODE_TYPES, NodeTypes } from './n8nTypes';
+export type { TestCredentials } from './n8nTypes';
+export { SavedExecutions } from './savedExecutions';
 
 export interface TestNode {
 	name: string;
@@ -145,41 +37,12 @@ export interface TestNode {
 	waitBetweenTries?: number;
 }
 
-export interface RunOptions {
-	credentials: {
-		mediaGenApi: { apiKey: string; baseUrl: string };
-		mediaGenWebhookSecretApi?: { productionSecret: string; testSecret?: string };
-	};
-	executionId?: string;
-	/**
-	 * n8n's execution store, as nodes read it (`getExecutionDataById`): each execution started
-	 * with it is saved there as it starts (as n8n 2.x saves its data before running it).
-	 */
-	saved?: SavedExecutions;
-}
-
 /**
- * What n8n keeps of executions in its database, for the nodes' `getExecutionDataById`: JSON
- * copies, as n8n stores them. `save` copies; `get` gives a copy.
+ * How the harness runs an execution: the n8n instance (credentials, n8n's execution store
+ * `saved`, which n8n major saves, the event log, other workflows: see n8nHost.ts) and, for a
+ * new run, the node it starts with (default: the first node without a main input).
  */
-export class SavedExecutions {
-	private readonly data = new Map<string, string>();
-	private readonly first = new Map<string, string>();
-	save(executionId: string, data: IRunExecutionData): void {
-		const text = JSON.stringify(data);
-		if (!this.first.has(executionId)) this.first.set(executionId, text);
-		this.data.set(executionId, text);
-	}
-	get(executionId: string): IRunExecutionData | undefined {
-		const text = this.data.get(executionId);
-		return text === undefined ? undefined : (JSON.parse(text) as IRunExecutionData);
-	}
-	/** The data as saved when the execution started (all n8n has of one whose process died). */
-	atStart(executionId: string): IRunExecutionData | undefined {
-		const text = this.first.get(executionId);
-		return text === undefined ? undefined : (JSON.parse(text) as IRunExecutionData);
-	}
-}
+export type RunOptions = HostOptions & { startNode?: string };
 
 export interface RunResult {
 	run: IRun;
@@ -201,6 +64,18 @@ export function chain(items: IDataObject[], nodes: TestNode[]): IWorkflowBase {
 	for (let i = 0; i < all.length - 1; i++) {
 		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
 	}
+	return workflowOf(all, connections);
+}
+
+/**
+ * A workflow of `nodes`, in this order in its `nodes` array (which n8n's crash recovery walks),
+ * whatever the connections; MediaGen nodes get the MediaGen API credential.
+ */
+export function workflowOf(
+	nodes: TestNode[],
+	connections: IConnections,
+	extra: Partial<IWorkflowBase> = {},
+): IWorkflowBase {
 	return {
 		id: 'wf-test',
 		name: 'engine test',
@@ -209,7 +84,7 @@ export function chain(items: IDataObject[], nodes: TestNode[]): IWorkflowBase {
 		createdAt: new Date(),
 		updatedAt: new Date(),
 		activeVersionId: null,
-		nodes: all.map(
+		nodes: nodes.map(
 			(n, i): INode => ({
 				id: `node-${i}-${n.name.replace(/\W/g, '')}`,
 				name: n.name,
@@ -227,6 +102,7 @@ export function chain(items: IDataObject[], nodes: TestNode[]): IWorkflowBase {
 			}),
 		),
 		connections,
+		...extra,
 	} as IWorkflowBase;
 }
 
@@ -237,38 +113,6 @@ export function mediaGen(
 	extra: Partial<TestNode> = {},
 ): TestNode {
 	return { name, type: 'n8n-nodes-mediagen.mediaGen', parameters, ...extra };
-}
-
-/** What n8n's engine needs around an execution: credentials, URLs, hooks. */
-export function createAdditionalData(
-	credentials: RunOptions['credentials'],
-	executionId: string,
-	hooks?: ExecutionLifecycleHooks,
-	saved?: SavedExecutions,
-): IWorkflowExecuteAdditionalData {
-	return {
-		hooks,
-		credentialsHelper: new CredentialsHelper(credentials),
-		executionId,
-		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://localhost:5678/rest',
-		instanceBaseUrl: 'http://localhost:5678/',
-		formBaseUrl: 'http://localhost:5678/form',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-		formTestBaseUrl: 'http://localhost:5678/form-test',
-		webhookBaseUrl: 'http://localhost:5678/webhook',
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-		mcpBaseUrl: 'http://localhost:5678/mcp',
-		mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
-		variables: {},
-		executeWorkflow: async () => {
-			throw new Error('not used by the harness');
-		},
-		getRunExecutionData: async (id: string) => saved?.get(id),
-		getRuntimeCredential: async () => undefined,
-		logAiEvent: () => {},
-	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
 /** A started execution: cancel it like n8n's Stop button, or wait for its result. */
@@ -284,54 +128,14 @@ export interface StartedRun {
 export function startWorkflow(
 	workflowData: IWorkflowBase,
 	options: RunOptions,
-	from?: { mode: WorkflowExecuteMode; data: IRunExecutionData },
+	from?: { mode: WorkflowExecuteMode; data: IRunExecutionData; retryOf?: string },
 ): StartedRun {
-	const executionId = options.executionId ?? randomUUID();
-	const mode = from?.mode ?? 'manual';
-	const workflow = new Workflow({
-		id: workflowData.id,
-		name: workflowData.name,
-		nodes: workflowData.nodes,
-		connections: workflowData.connections,
-		nodeTypes: new NodeTypes(),
-		active: false,
-		settings: workflowData.settings,
-	});
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
-	let finished: (run: IRun) => void = () => {};
-	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (fullRunData) => {
-		// n8n saves the whole execution when it ends (a crashed one keeps its start: atStart)
-		options.saved?.save(executionId, fullRunData.data);
-		finished(fullRunData);
-	});
-	const additionalData = createAdditionalData(
-		options.credentials,
-		executionId,
-		hooks,
-		options.saved,
+	const run = startExecution(
+		workflowData,
+		options,
+		from ?? { mode: 'manual', startNode: options.startNode },
 	);
-
-	const startNode = workflow.getNode(workflowData.nodes[0].name);
-	if (!startNode) throw new Error('workflow has no nodes');
-	const runExecutionData =
-		from?.data ??
-		createRunExecutionData({
-			executionData: {
-				nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
-			},
-		});
-
-	options.saved?.save(executionId, runExecutionData);
-	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
-	const running = execute.processRunExecutionData(workflow);
-	return {
-		cancel: () => running.cancel(),
-		done: (async () => {
-			await running.catch(() => undefined);
-			return toResult(await done);
-		})(),
-	};
+	return { cancel: () => run.cancel(), done: run.done.then(toResult) };
 }
 
 /** Runs a workflow with n8n-core's WorkflowExecute, from its first node. */
@@ -353,13 +157,7 @@ export async function retryExecution(
 	failed: IRun,
 	options: RunOptions,
 ): Promise<RunResult> {
-	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
-	const { lastNodeExecuted } = data.resultData;
-	if (lastNodeExecuted) {
-		delete data.resultData.error;
-		const runs = data.resultData.runData?.[lastNodeExecuted];
-		if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
-	}
+	const data = retryData(JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData);
 	return await startWorkflow(workflowData, options, { mode: 'retry', data }).done;
 }
 

@@ -1,4 +1,4 @@
-import { client, sleep, useSandbox } from './helpers';
+import { client, sleep, until, useSandbox } from './helpers';
 
 const { sb, pro, readOnly, other, starter, anon } = useSandbox();
 
@@ -162,6 +162,37 @@ describe('rate limit and faults', () => {
 		const log = sb.control.requests({ method: 'POST', path: '/projects$' });
 		expect(log).toHaveLength(1);
 		expect(log[0]).toMatchObject({ dropped: true, keyName: 'pro', status: 201 });
+	});
+
+	it('fails after doing the work (afterWork): the record exists, the answer is the fault', async () => {
+		sb.control.addFault({ kind: 'fail', method: 'POST', path: '/projects$', afterWork: true });
+		const r = await pro('POST', '/projects', { name: 'answered 500' });
+		expect(r.status).toBe(500);
+		expect(r.body.error.code).toBe('internal');
+		const list = await pro('GET', '/projects');
+		expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['answered 500']);
+		expect(sb.control.requests({ method: 'POST', path: '/projects$' })[0]).toMatchObject({
+			status: 500,
+			injected: true,
+		});
+	});
+
+	it('tells a watcher of each answer and of an answer held back by a delay fault', async () => {
+		const seen: string[] = [];
+		const stop = sb.control.watchRequests((e) =>
+			seen.push(
+				e.type === 'held' ? `held ${e.method} ${e.path} ${e.status}` : `answered ${e.entry.path}`,
+			),
+		);
+		sb.control.addFault({ kind: 'delay', method: 'POST', path: '/projects$', delayMs: 100 });
+		const pending = pro('POST', '/projects', { name: 'held' });
+		await until(() => seen.length > 0, 5000, 5);
+		expect(seen).toEqual(['held POST /v1/projects 201']);
+		await pending;
+		expect(seen).toEqual(['held POST /v1/projects 201', 'answered /v1/projects']);
+		stop();
+		await pro('GET', '/projects');
+		expect(seen).toHaveLength(2);
 	});
 
 	it('delays responses', async () => {

@@ -14,16 +14,19 @@ import type { PreparedRequest } from '../fields/request';
 import { prepareRequest } from '../fields/request';
 import type { JobSettings } from '../jobs';
 import type { PendingJob } from '../poller';
-import type { CollectQuery } from '../recovery';
+import type { CollectQuery, Lookup } from '../recovery';
 import type { RunIdentity } from '../runIdentity';
-import type { StartedJobs } from '../runMemory';
+import type { RunMemory } from '../runMemory';
 import { mediaGenRequest } from '../transport';
 
-/** What every item of a node run shares: its run index, identity and memory of started jobs. */
+/** What every item of a node run shares: its position, identity and memory. */
 export interface RunState {
-	runIndex: number;
+	/** The run's position: n8n's run index of the node less the runs its crash recovery added. */
+	position: number;
 	identity?: RunIdentity;
-	memory: StartedJobs;
+	memory: RunMemory;
+	/** What a lookup at MediaGen for an earlier try's work needs (runs that have an identity). */
+	lookup?: Lookup;
 }
 
 /** Where a list walk starts, how far it goes, and whether the next cursor goes to the output. */
@@ -48,6 +51,11 @@ export interface JobPlan {
 	collect?: CollectQuery;
 }
 
+/** A charged call's item (it answers at once): the answer an earlier try got, if any. */
+export interface ChargedPlan {
+	answer?: IDataObject[];
+}
+
 /** One item's work, decided in the prepare phase without any request. */
 export interface ItemPlan {
 	itemIndex: number;
@@ -58,6 +66,7 @@ export interface ItemPlan {
 	upload?: { propertyName: string };
 	list?: ListSettings;
 	job?: JobPlan;
+	charged?: ChargedPlan;
 }
 
 /** What the send phase gives for an item: its output items, or the jobs to wait for. */

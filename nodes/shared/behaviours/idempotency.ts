@@ -41,7 +41,7 @@ export function addIdempotencyKey(ctx: IExecuteFunctions, plan: ItemPlan, run: R
 		defaultIdempotencyKey({
 			executionId: run.identity.token,
 			nodeId: ctx.getNode().id,
-			runIndex: run.runIndex,
+			runIndex: run.position,
 			itemIndex,
 		});
 	// Where the spec also (or only) names a body key, send the same key there.

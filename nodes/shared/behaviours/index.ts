@@ -3,6 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { Endpoint } from '../catalog/dsl';
 import type { Behaviour } from './behaviour';
+import { charged } from './charged';
 import { download } from './download';
 import { IDEMPOTENCY_OPTION } from './idempotency';
 import { job } from './job';
@@ -22,6 +23,7 @@ export function behaviourOf(endpoint: Endpoint): Behaviour {
 	if (endpoint.binary === 'text') return textResult;
 	if (endpoint.job) return job;
 	if (endpoint.binary === 'resultAsset') return resultAsset;
+	if (endpoint.charged) return charged;
 	return plain;
 }
 

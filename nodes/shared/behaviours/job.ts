@@ -10,12 +10,15 @@ import type { Endpoint } from '../catalog/dsl';
 import type { PreparedRequest } from '../fields/request';
 import type { JobSettings, ReturnAs } from '../jobs';
 import { checkMaxCredits, estimateCredits, startedJobs } from '../jobs';
+import type { PendingJob } from '../poller';
 import { jobPath, pendingJob } from '../poller';
 import type { CollectQuery } from '../recovery';
-import { collectByProvenance } from '../recovery';
+import { collectByProvenance, jobOfReusedKey } from '../recovery';
 import { PROVENANCE_KEY, provenanceOf } from '../runIdentity';
+import { asNodeError, errorBodyOf, statusOf } from '../transport';
 import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
 import { binaryProperty, optionsOf, outputs, requestPlan, sendRequest } from './behaviour';
+import { SEND_WHEN_UNSURE, sendMarked } from './charged';
 
 const isWait = (endpoint: Endpoint) => endpoint.nodeOperation?.kind === 'wait';
 
@@ -86,6 +89,7 @@ function jobOptions(endpoint: Endpoint): INodeProperties[] {
 			},
 		);
 	}
+	if (!endpoint.nodeOperation) options.push(SEND_WHEN_UNSURE);
 	options.push({
 		displayName: 'Timeout (Minutes)',
 		name: 'timeoutMinutes',
@@ -127,7 +131,7 @@ function addProvenance(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState): v
 	const own = (request.body.context ?? {}) as IDataObject;
 	request.body.context = {
 		...own,
-		[PROVENANCE_KEY]: { ...provenanceOf(ctx, run.identity, run.runIndex, itemIndex) },
+		[PROVENANCE_KEY]: { ...provenanceOf(ctx, run.identity, run.position, itemIndex) },
 	};
 }
 
@@ -202,6 +206,61 @@ export async function guard(ctx: IExecuteFunctions, plan: ItemPlan, runLimit: nu
 }
 
 // ---------------------------------------------------------------------------------------------
+// Send
+
+/** Whether an error is MediaGen's 409 for a key an earlier try sent with another body. */
+function isReusedKey(error: unknown): boolean {
+	const answer = (error as { errorResponse?: unknown } | undefined)?.errorResponse;
+	return statusOf(error) === 409 && errorBodyOf(answer).error?.code === 'idempotency_key_reused';
+}
+
+/**
+ * The create, marked in the run's memory until answered. A key an earlier try of this run sent
+ * with another body (409 `idempotency_key_reused`: a retry after a lost answer) is that try's
+ * job: it is found at MediaGen and waited for instead of being a dead end.
+ */
+async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState) {
+	const { request, itemIndex } = plan;
+	try {
+		return startedJobs(
+			await sendMarked(ctx, run, itemIndex, () => sendRequest(ctx, request, itemIndex)),
+		);
+	} catch (error) {
+		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
+		const jobs = run.lookup && (await jobOfReusedKey(run.lookup, plan));
+		if (jobs) return jobs;
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`An earlier try of this run made item ${itemIndex + 1}’s job with the same Idempotency-Key`,
+			{
+				itemIndex,
+				description: `MediaGen refused to start it again (409: the key was sent before with other values) and the node did not find that job among the generations of the last day. Nothing was started or charged now. Find it at MediaGen (its idempotency_key is ${request.idempotencyKey ?? ''}) and use Generation → Wait with its ID.`,
+			},
+		);
+	}
+}
+
+/** The jobs of an item as the poller waits for them (`idsOnly`: read each record first). */
+export function pendingJobsOf(
+	plan: ItemPlan,
+	records: IDataObject[],
+	idsOnly = false,
+): PendingJob[] {
+	const { endpoint, request, itemIndex, job } = plan;
+	if (!endpoint.job || !job) return [];
+	const poll = { ...endpoint.job, path: endpoint.job.poll };
+	return records.map((record) =>
+		pendingJob(
+			itemIndex,
+			idsOnly ? { id: record.id, status: 'queued' } : record,
+			poll,
+			request.params,
+			job.settings.timeoutMinutes,
+		),
+	);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The behaviour
 
 export const job: Behaviour = {
@@ -225,29 +284,19 @@ export const job: Behaviour = {
 		return plan;
 	},
 	async send(ctx, plan, run) {
-		const { endpoint, request, itemIndex } = plan;
+		const { endpoint, itemIndex } = plan;
 		const { settings, restored, restoredAsRecords, collect } = plan.job ?? {};
 		let started: IDataObject[];
 		if (collect) started = await collectByProvenance(ctx, collect);
 		else if (restored) started = restored;
 		else {
 			// remembered for n8n's Retry as soon as MediaGen answers
-			started = startedJobs(await sendRequest(ctx, request, itemIndex));
+			started = await createJobs(ctx, plan, run);
 			run.memory.add(itemIndex, started, !settings?.waitForCompletion);
 		}
 		if (!settings?.waitForCompletion || !endpoint.job) return outputs(started, itemIndex);
-		const poll = { ...endpoint.job, path: endpoint.job.poll };
-		const timeout = settings.timeoutMinutes;
-		const jobs = started.map((record) =>
-			pendingJob(
-				itemIndex,
-				// an id known from the node context or a Wait's parameter: the poller reads it first
-				restored && !restoredAsRecords ? { id: record.id, status: 'queued' } : record,
-				poll,
-				request.params,
-				timeout,
-			),
-		);
+		// an id known from the node context or a Wait's parameter: the poller reads it first
+		const jobs = pendingJobsOf(plan, started, !!restored && !restoredAsRecords);
 		return { kind: 'jobs', jobs };
 	},
 };

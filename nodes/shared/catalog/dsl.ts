@@ -160,6 +160,11 @@ export interface EndpointBehaviour {
 		recover?: RecoverRule;
 	};
 	/**
+	 * A call that MediaGen charges and answers at once (no job): where the work it did is listed,
+	 * so that a retry does not charge it twice (see ChargedRule).
+	 */
+	charged?: ChargedRule;
+	/**
 	 * A node operation of its own (no endpoint of the spec): it waits for jobs that already exist
 	 * (`wait`: the job id is the path parameter `jobId`), collects the generations an n8n
 	 * execution started (`collect`, found by their provenance), or retries the failed deliveries
@@ -221,6 +226,18 @@ export type RecoverRule =
 	| { by: 'list'; path: string }
 	| { by: 'record'; path: string; within: string }
 	| { by: 'self'; path: string };
+
+/**
+ * How the work of a charged call that answers at once is found again (docs/batches.md): the
+ * entries of `evidence.within` of the record at `evidence.path` (e.g. an edit's `aiTasks`) made
+ * after the lost try began whose fields match (`{id}` a path parameter, `{body.x}` a body field,
+ * else a literal); the call's answer is then read again with a GET of `answer.path`, or, with
+ * `answer.each` (a field of the entry holding ids), one GET per id (`{jobId}` in the path).
+ */
+export interface ChargedRule {
+	evidence: { path: string; within: string; match: Record<string, string> };
+	answer: { path: string; each?: string };
+}
 
 /** The resource and operation a new node opens on (version 2 on); never a destructive one. */
 export interface MainOperation {
@@ -331,26 +348,21 @@ export function endpoint(
 			throw new Error(`Catalog: ${line} declares path parameter "${name}" that is not in the path`);
 		}
 	}
+	// every behaviour option of the declaration is the endpoint's (nothing to copy by hand)
+	// (`path`, the declaration's path fields, is replaced by the path itself below)
+	const { name, action, description, query, body, ...behaviour } = decl;
 	return {
+		...behaviour,
 		operation,
-		name: decl.name,
-		action: decl.action,
-		description: decl.description ?? decl.action,
+		name,
+		action,
+		description: description ?? action,
 		method: method as HttpMethod,
 		path,
 		scope,
 		pathParams,
-		query: decl.query ?? {},
-		body: decl.body ?? {},
-		paginate: decl.paginate,
-		listExtras: decl.listExtras,
-		idempotent: decl.idempotent,
-		job: decl.job,
-		binary: decl.binary,
-		notice: decl.notice,
-		estimateInto: decl.estimateInto,
-		nodeOperation: decl.nodeOperation,
-		answerList: decl.answerList,
+		query: query ?? {},
+		body: body ?? {},
 	};
 }
 

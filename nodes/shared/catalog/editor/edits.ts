@@ -1,3 +1,4 @@
+import type { ChargedRule } from '../dsl';
 import {
 	exportWait,
 	bool,
@@ -16,6 +17,15 @@ import {
 import { PRESETS, timeline } from './timeline';
 
 const editId = { id: ref('edit') };
+
+/**
+ * A charged edit call that answers with the edit (or `answer`): its work is the edit's AI task of
+ * `type` (docs/api-assumptions.md, Edit record), found again after a lost answer or a crash.
+ */
+const editTask = (type: string, answer: ChargedRule['answer'] = { path: '/edits/{id}' }) => ({
+	evidence: { path: '/edits/{id}', within: 'aiTasks', match: { type } },
+	answer,
+});
 const preset = (o: { required?: boolean; top?: boolean } = {}) => oneOf(PRESETS, o);
 const name = str({ max: 120 });
 const label = str({ max: 40 });
@@ -138,6 +148,7 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Create captions for an edit',
 		description: 'Auto captions: transcribe the audio with timestamps',
 		path: editId,
+		charged: editTask('captions'),
 		body: { modelId: str({ max: 80, displayName: 'Model ID' }), language: str({ max: 10 }) },
 	}),
 	endpoint('translateCaptions', 'POST /edits/{id}/captions/translate', 'content.create', {
@@ -145,6 +156,7 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Translate the captions of an edit',
 		description: 'Translate the captions; timing is kept',
 		path: editId,
+		charged: editTask('translate'),
 		body: { language: str({ required: true, max: 20 }) },
 	}),
 	endpoint('cleanup', 'POST /edits/{id}/cleanup', 'content.create', {
@@ -152,12 +164,14 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Clean up the audio of an edit',
 		description: 'Audio noise removal and speech leveling',
 		path: editId,
+		charged: editTask('cleanup'),
 	}),
 	endpoint('highlights', 'POST /edits/{id}/highlights', 'content.create', {
 		name: 'Highlights',
 		action: 'Extract highlights from an edit',
 		description: 'Extract highlight clips from the transcript as new variations',
 		path: editId,
+		charged: editTask('highlights', { path: '/edits/{jobId}', each: 'result.editIds' }),
 		body: {
 			count: int({ min: 1, max: 5, default: 3 }),
 			maxSeconds: int({ min: 5, max: 90, default: 30 }),
@@ -168,6 +182,7 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Analyze an edit',
 		description: 'Metadata, silences, scenes, waveform and frames',
 		path: editId,
+		charged: editTask('analyze', { path: '/edits/{id}/analysis' }),
 		body: { transcribe: bool({ default: false }) },
 	}),
 	endpoint('getAnalysis', 'GET /edits/{id}/analysis', 'content.read', {
@@ -196,6 +211,7 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		action: 'Edit with an AI instruction',
 		description: 'Natural-language edit of the version given as Base Version',
 		path: editId,
+		charged: editTask('ai'),
 		body: {
 			instruction: str({ required: true, max: 2000, rows: 3 }),
 			baseVersion: version('The current version of the edit the instruction applies to'),

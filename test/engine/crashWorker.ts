@@ -1,0 +1,85 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/**
+ * The child process of crashHarness.ts: an n8n process that runs one execution with n8n-core's
+ * engine (n8nHost.ts startExecution), the package's real nodes against the sandbox over HTTP, and
+ * tells its parent over IPC everything n8n would have written before dying: each save of the
+ * execution store (the database) and each event bus message (the event log). The parent kills
+ * it with SIGKILL. Run as `node --import tsx test/engine/crashWorker.ts` with an IPC channel.
+ */
+import type { IWorkflowBase } from 'n8n-workflow';
+
+// The explicit .ts: tsx would otherwise resolve X.node to the codex .json beside it.
+import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node.ts';
+import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node.ts';
+import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node.ts';
+import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node.ts';
+import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node.ts';
+import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node.ts';
+import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node.ts';
+import { POLLING } from '../../nodes/shared/poller';
+import { RETRY } from '../../nodes/shared/retry';
+import type { ExecutionStart, HostOptions } from './n8nHost';
+import { startExecution } from './n8nHost';
+import { NODE_TYPES } from './n8nTypes';
+import type { SavedEntry } from './savedExecutions';
+import { SavedExecutions } from './savedExecutions';
+
+/** What the parent asks: one execution. */
+export interface CrashTask {
+	workflowData: IWorkflowBase;
+	start: ExecutionStart;
+	executionId: string;
+	credentials: HostOptions['credentials'];
+	n8nMajor: 1 | 2;
+	workflows: IWorkflowBase[];
+	/** The database as it is (executions saved before: what a retry's nodes read). */
+	saved: SavedEntry[];
+	polling: Partial<typeof POLLING>;
+	retry: Partial<typeof RETRY>;
+}
+
+/** What the child tells, in the order it happens. */
+export type WorkerMessage =
+	| { type: 'save'; entry: SavedEntry }
+	| { type: 'event'; message: import('./n8nHost').NodeEventMessage }
+	| { type: 'done'; status: string }
+	| { type: 'failed'; message: string };
+
+for (const node of [
+	new MediaGenInfluencer(),
+	new MediaGenAds(),
+	new MediaGenEditor(),
+	new MediaGenCinema(),
+	new MediaGenCanvas(),
+	new MediaGen3d(),
+	new MediaGenAgent(),
+])
+	NODE_TYPES[`n8n-nodes-mediagen.${node.description.name}`] = node;
+
+const send = (m: WorkerMessage) => process.send?.(m);
+
+async function run(task: CrashTask): Promise<void> {
+	Object.assign(POLLING, task.polling);
+	Object.assign(RETRY, task.retry);
+	const saved = new SavedExecutions();
+	for (const entry of task.saved) saved.apply(entry);
+	saved.onSave = (entry) => send({ type: 'save', entry });
+	const execution = startExecution(
+		task.workflowData,
+		{
+			credentials: task.credentials,
+			executionId: task.executionId,
+			saved,
+			n8nMajor: task.n8nMajor,
+			workflows: task.workflows,
+			onNodeEvent: (message) => send({ type: 'event', message }),
+		},
+		task.start,
+	);
+	const result = await execution.done;
+	send({ type: 'done', status: result.status });
+}
+
+process.once('message', (task: CrashTask) => {
+	run(task).catch((e: Error) => send({ type: 'failed', message: e.stack ?? String(e) }));
+});
