@@ -41,6 +41,14 @@ export const DEACTIVATION = { graceMs: 15_000 };
 /** Production endpoints of this process waiting for deletion: endpoint id -> node URL. */
 const retiring = new Map<string, string>();
 
+/** The deletions after a grace period under way in this process. */
+const graceDeletions = new Set<Promise<void>>();
+
+/** Resolves when every deletion after a grace period of this process is done (for tests). */
+export async function deactivationsSettled(): Promise<void> {
+	while (graceDeletions.size) await Promise.all([...graceDeletions]);
+}
+
 /** The events to subscribe to: `*` alone when chosen, otherwise the chosen types, sorted. */
 function wantedEvents(ctx: IHookFunctions): string[] {
 	const chosen = ctx.getNodeParameter('events', []) as string[];
@@ -267,7 +275,7 @@ async function create(ctx: IHookFunctions): Promise<boolean> {
  */
 function deleteAfterGrace(ctx: IHookFunctions, id: string, url: string): void {
 	retiring.set(id, url);
-	void (async () => {
+	const deletion = (async () => {
 		await sleep(DEACTIVATION.graceMs);
 		if (retiring.get(id) !== url) return;
 		retiring.delete(id);
@@ -279,6 +287,8 @@ function deleteAfterGrace(ctx: IHookFunctions, id: string, url: string): void {
 			);
 		}
 	})();
+	graceDeletions.add(deletion);
+	void deletion.finally(() => graceDeletions.delete(deletion));
 }
 
 /**

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { DEACTIVATION } from '../../nodes/MediaGenTrigger/registration';
+import { DEACTIVATION, deactivationsSettled } from '../../nodes/MediaGenTrigger/registration';
 import { sign } from '../../sandbox/hooks';
 import { useSandbox } from './setup';
 import { FakeN8n } from './triggerHarness';
@@ -165,7 +165,8 @@ export function useTriggerKit(options: { timeScale: number }) {
 
 	/** The workspace's endpoints once the deactivated ones are deleted (after the grace period). */
 	async function afterGrace(): Promise<Endpoint[]> {
-		await sleep(DEACTIVATION.graceMs + 100);
+		await sleep(DEACTIVATION.graceMs);
+		await deactivationsSettled();
 		return await endpoints();
 	}
 

@@ -419,7 +419,7 @@ describe('MediaGen → Webhook → Retry Failed Deliveries (manual mode, from a 
 		expect((await endpoints())[0].status).toBe('disabled');
 		sb.control.clearRequests();
 		const unknown = await retryFailed('00000000-0000-4000-8000-000000000000');
-		expect(String(unknown.error?.message)).toMatch(/No webhook endpoint 00000000/);
+		expect(String(unknown.error?.message)).toMatch(/MediaGen has no webhook endpoint 00000000/);
 		expect(sb.control.requests({ method: 'POST' })).toHaveLength(0);
 		expect(sb.control.requests({ method: 'PATCH' })).toHaveLength(0);
 	});

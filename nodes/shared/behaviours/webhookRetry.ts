@@ -29,7 +29,7 @@ export const webhookRetry: Behaviour = {
 		const id = endpointIdOf(request.path);
 		const endpoint = (await listEndpoints(ctx, itemIndex)).find((e) => e.id === id);
 		if (!endpoint)
-			throw new NodeOperationError(ctx.getNode(), `No webhook endpoint ${id} in this workspace`, {
+			throw new NodeOperationError(ctx.getNode(), `MediaGen has no webhook endpoint ${id}`, {
 				itemIndex,
 				description:
 					'GET /webhooks does not list it: it was deleted, or belongs to another workspace.',
