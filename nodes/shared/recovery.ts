@@ -51,6 +51,11 @@ export interface Lookup {
 	claimed: Set<string>;
 	/** Whether this run may repeat a lost try (n8n's Retry, or a sub-execution of one). */
 	retrying: boolean;
+	/**
+	 * Whether a lost try may have run this node: else only exact matches (provenance, keys) are
+	 * taken, never records found by the record they belong to (another run's on the same record).
+	 */
+	ranBefore: boolean;
 	/** Requests go out although the execution was cancelled (Stop). */
 	ignoreCancel?: boolean;
 	/** Keyed creates are looked up too (else a key MediaGen still replays needs no lookup). */
@@ -296,13 +301,17 @@ async function findByRule(
 	const key = plan.request.idempotencyKey;
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
+	const byRecord = lookups.lookup.ranBefore;
 	if (rule.by === 'generations') {
 		read = await lookups.generations('lostTry').records();
 		const sameKey = key ? read.records.filter((r) => r.idempotency_key === key) : [];
-		const records = sameKey.length
-			? sameKey
-			: read.records.filter((r) => matches(r, rule.match, plan.request));
+		const records =
+			sameKey.length || !byRecord
+				? sameKey
+				: read.records.filter((r) => matches(r, rule.match, plan.request));
 		groups = groupsOf(records.reverse(), !!rule.batch);
+	} else if (!byRecord) {
+		return {};
 	} else {
 		const since = await lookups.clock.bound();
 		read = await foundElsewhere(lookups.lookup, rule, plan.request, since);
@@ -433,7 +442,7 @@ export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): 
 	const lookups = new Lookups(lookup);
 	for (const plan of plans) {
 		const rule = plan.endpoint.charged;
-		if (!rule) continue;
+		if (!rule || !lookup.ranBefore) continue;
 		const entries = await evidenceOf(lookups, rule, plan);
 		const entry = entries.find((e) => !lookup.claimed.has(String(e.id)));
 		if (!entry) continue;

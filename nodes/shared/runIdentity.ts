@@ -172,7 +172,8 @@ export function savedViewOf(
 	identity: RunIdentity,
 	parent?: IRunExecutionData,
 ): SavedView {
-	const runs = saved?.resultData?.runData?.[ctx.getNode().name] ?? [];
+	const saving = saved?.resultData?.runData?.[ctx.getNode().name];
+	const runs = saving ?? [];
 	const recovered = runs.filter(isRecoveredRun);
 	const real = runs.filter((r) => !isRecoveredRun(r));
 	const times = [
@@ -186,6 +187,7 @@ export function savedViewOf(
 		shift: recovered.length,
 		lostAfter: times.length ? Math.max(...times) : undefined,
 		parentRecovered: parentRuns.some(isRecoveredRun),
+		ranBefore: saving !== undefined || !!rememberedToken(ctx),
 	};
 }
 

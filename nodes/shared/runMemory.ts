@@ -22,6 +22,11 @@ export interface SavedView {
 	lostAfter?: number;
 	/** A sub-execution whose parent execution was rebuilt after a crash (a retry of it). */
 	parentRecovered?: boolean;
+	/**
+	 * Whether an earlier try of this execution ran the node: n8n saved runs of it (a failed run
+	 * removed by the Retry leaves an empty list), or its node context kept a token.
+	 */
+	ranBefore?: boolean;
 }
 
 interface Memory {

@@ -46,6 +46,7 @@ export async function establish(run: StartingRun): Promise<void> {
 		after: bounds.length ? Math.max(...bounds) : undefined,
 		claimed: run.memory.claimed(),
 		retrying: ctx.getMode() === 'retry' || !!view.parentRecovered,
+		ranBefore: !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined,
 	};
 }
 

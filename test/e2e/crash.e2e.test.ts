@@ -29,6 +29,7 @@ import {
 	setupOwner,
 	startN8n,
 } from './n8n';
+import type { RestExecution } from './shapes';
 import { e2eDemoOptions, MIN, webhookBatch } from './workflows';
 
 type Json = Record<string, unknown>;
@@ -46,14 +47,7 @@ const WF = webhookBatch({
 	durationMs: 2000,
 });
 
-interface Execution {
-	id: string;
-	status: string;
-	mode: string;
-	retryOf?: string | null;
-	workflowId: string;
-	data?: { resultData: { runData: Record<string, Array<{ data?: { main: Json[][] } }>> } };
-}
+type Execution = RestExecution;
 
 describeE2E('n8n dies mid-batch: Retry never charges twice (real n8n)', () => {
 	let ctx: DemoContext;

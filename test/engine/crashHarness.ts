@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Crash tests in every workflow shape: an execution run by n8n-core's engine in a CHILD process
  * (./crashWorker.ts, the package's real nodes against the sandbox over HTTP) that is killed with
@@ -175,7 +175,9 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 			const starts = events.filter(
 				(e) => e.eventName === 'n8n.node.started' && e.payload.nodeName === at.nodeStarted,
 			).length;
-			if (starts === (at.run ?? 1)) at.afterMs ? later(at.afterMs, kill) : kill();
+			if (starts !== (at.run ?? 1)) return;
+			if (at.afterMs) later(at.afterMs, kill);
+			else kill();
 		},
 		disarm: () => {
 			for (const t of timers) clearTimeout(t);

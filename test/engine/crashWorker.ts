@@ -8,14 +8,7 @@
  */
 import type { IWorkflowBase } from 'n8n-workflow';
 
-// The explicit .ts: tsx would otherwise resolve X.node to the codex .json beside it.
-import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node.ts';
-import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node.ts';
-import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node.ts';
-import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node.ts';
-import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node.ts';
-import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node.ts';
-import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node.ts';
+import { ACTION_NODES } from '../actionNodes';
 import { POLLING } from '../../nodes/shared/poller';
 import { RETRY } from '../../nodes/shared/retry';
 import type { ExecutionStart, HostOptions } from './n8nHost';
@@ -45,15 +38,7 @@ export type WorkerMessage =
 	| { type: 'done'; status: string }
 	| { type: 'failed'; message: string };
 
-for (const node of [
-	new MediaGenInfluencer(),
-	new MediaGenAds(),
-	new MediaGenEditor(),
-	new MediaGenCinema(),
-	new MediaGenCanvas(),
-	new MediaGen3d(),
-	new MediaGenAgent(),
-])
+for (const node of Object.values(ACTION_NODES))
 	NODE_TYPES[`n8n-nodes-mediagen.${node.description.name}`] = node;
 
 const send = (m: WorkerMessage) => process.send?.(m);

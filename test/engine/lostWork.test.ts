@@ -168,6 +168,39 @@ describe('an answer lost after MediaGen did the work, then Retry', () => {
 	});
 });
 
+describe('a node before the MediaGen node failed, then Retry', () => {
+	test('Canvas Run → Start had never run: its run is started, another execution’s run on the same canvas workflow is not taken for it', async () => {
+		const saved = new SavedExecutions();
+		const wf = await api()('POST', '/canvas', { name: 'Poster', templateId: 'text-to-image' });
+		const estimate = (await api()('POST', `/canvas/${wf.body.id}/estimate`)).body.credits as number;
+		sb.control.setCredits('main', 0);
+		const workflow = chain(
+			[{}],
+			[
+				mediaGen('Generate', generation()),
+				canvas('Canvas', {
+					resource: 'run',
+					operation: 'start',
+					canvasWorkflowId: rl(wf.body.id),
+					additionalFields: { expectedCredits: estimate },
+				}),
+			],
+		);
+		const x = await firstTry(workflow, 'up-x', saved);
+		expect(x.result.error?.message).toMatch(/^Not enough credits/);
+		sb.control.setCredits('main', 1000);
+		// meanwhile another execution runs the same canvas workflow
+		const other = await api()('POST', `/canvas/${wf.body.id}/runs`, { expectedCredits: estimate });
+		sb.control.clearRequests();
+		const r = await retryFailed(workflow, x, 'up-r', saved);
+		expect(r.error).toBeUndefined();
+		expect(posts(/\/runs$/)).toHaveLength(1);
+		expect(ids(r, 'Canvas')).not.toContain(String(other.body.id));
+		const runs = (await api()('GET', `/canvas/${wf.body.id}/runs`)).body.data as IDataObject[];
+		expect(runs).toHaveLength(2);
+	});
+});
+
 describe('a failed run retried, the retry dies, then Retry again', () => {
 	test('the jobs the dead retry started are found although the node context of the first failure says nothing of them', async () => {
 		const saved = new SavedExecutions();

@@ -91,8 +91,9 @@ export class SavedExecutions {
 	entries(): SavedEntry[] {
 		const out: SavedEntry[] = [];
 		for (const [executionId, text] of this.first) {
-			const { id: _, ...record } = this.records.get(executionId) ?? ({} as ExecutionRecord);
-			out.push({ executionId, text, record: record.mode ? record : undefined });
+			const row = this.records.get(executionId);
+			const record = row && { ...row, id: undefined };
+			out.push({ executionId, text, record });
 			const last = this.data.get(executionId)!;
 			if (last !== text) out.push({ executionId, text: last });
 		}
