@@ -43,6 +43,9 @@ export function operationsTable(): string {
 					own?.kind === 'collect'
 						? `node operation (version ${own.since}+): finds them by provenance with \`${e.method} ${e.path}\``
 						: '',
+					own?.kind === 'retryDeliveries'
+						? `node operation (version ${own.since}+): \`PATCH /webhooks/{id}\` (status active) when disabled, then \`POST /webhooks/deliveries/{id}/retry\` for each failed delivery of \`${e.method} ${e.path}\`, oldest first`
+						: '',
 					e.paginate ? 'Return All / Limit' : '',
 					e.job && !own ? 'Wait for Completion, Max Credits, Return As' : '',
 					own?.kind === 'wait' ? 'Return As, Timeout' : '',

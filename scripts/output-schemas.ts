@@ -40,7 +40,13 @@ import type { Endpoint } from '../nodes/shared/catalog/dsl';
 import { INPUT_SOURCES_VERSION } from '../nodes/shared/catalog/dsl';
 import { findEndpoint } from '../nodes/shared/router';
 import { simplify } from '../nodes/shared/tool';
-import { RESPONSES, downloadInfo, subtitles, triggerEvent } from './output-schemas/records';
+import {
+	RESPONSES,
+	deliveryRetries,
+	downloadInfo,
+	subtitles,
+	triggerEvent,
+} from './output-schemas/records';
 import type { JsonSchema } from './output-schemas/schema';
 import { extend, isPage, string } from './output-schemas/schema';
 
@@ -187,7 +193,10 @@ export function operationSchema(
 ): JsonSchema {
 	const answer = () => answerOf(e.method, e.path, where);
 	let item: JsonSchema;
-	if (e.answerList && version >= INPUT_SOURCES_VERSION) {
+	if (e.nodeOperation?.kind === 'retryDeliveries') {
+		// behaviours/webhookRetry.ts: one summary item per input item
+		item = deliveryRetries;
+	} else if (e.answerList && version >= INPUT_SOURCES_VERSION) {
 		// itemLists.ts answerList: one output item per entry of that list of the answer
 		item = arrayItems(answer(), e.answerList, where);
 	} else if (e.binary === 'upload') {

@@ -1,21 +1,28 @@
 /**
  * MediaGen Trigger: starts a workflow when MediaGen sends a signed webhook event. The node and its
- * versions; registration.ts manages the endpoint, delivery.ts handles each request
+ * versions; registration.ts manages the endpoint, delivery.ts handles each request, enrichment.ts
+ * adds files and context in the execution, catchUp.ts recovers what MediaGen could not deliver
  * (docs/trigger-internals.md).
  */
 import type {
+	IExecuteFunctions,
 	INodeCredentialDescription,
+	INodeExecutionData,
 	INodeProperties,
 	INodeType,
 	INodeTypeBaseDescription,
 	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, VersionedNodeType } from 'n8n-workflow';
 
 import { CREDENTIAL } from '../shared/transport';
+import { startKeeper } from './catchUp';
 import { receiveDelivery } from './delivery';
+import { enrichEvents } from './enrichment';
 import { propertiesV1, propertiesV3 } from './properties';
 import { registrationMethods } from './registration';
 import { webhookSecretTest } from './slots';
@@ -68,7 +75,13 @@ function versionDescription(
 	};
 }
 
-/** What every version of the trigger does; the versions differ in their description. */
+/**
+ * What every version of the trigger does; the versions differ in their description. Besides n8n's
+ * webhook methods: `trigger` makes n8n (2.x) run the activation on every start of n8n and holds
+ * the periodic check; `execute` adds files and context to the event in the execution, and passes
+ * the event on (without it n8n would run `trigger` for a test event instead of passing the
+ * webhook's items on: docs/trigger-internals.md, n8n entry points).
+ */
 abstract class MediaGenTriggerBehaviour {
 	methods = { credentialTest: { webhookSecretTest } };
 
@@ -76,6 +89,14 @@ abstract class MediaGenTriggerBehaviour {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery(this);
+	}
+
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return await startKeeper(this);
+	}
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await enrichEvents(this);
 	}
 }
 

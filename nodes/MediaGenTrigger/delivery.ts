@@ -1,7 +1,7 @@
 /**
  * The webhook handler: verifies each request (Standard Webhooks) before anything runs, drops
- * repeats and unwanted types, and starts the workflow with the event (docs/trigger-internals.md,
- * Delivery).
+ * repeats and unwanted types, and starts the workflow with the event; whatever the body, it
+ * answers and never throws (docs/trigger-internals.md, Delivery).
  */
 import type {
 	IDataObject,
@@ -10,15 +10,14 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { PING_EVENT_TYPE } from '../shared/webhookDeliveries';
 import { verifyWebhook } from '../shared/webhookSignature';
-import { enrich, plannedEnrichment } from './enrichment';
 import type { TriggerOptions } from './properties';
 import { isDuplicate } from './replay';
 import { repairRotatedSecret } from './secretRepair';
 import { isAutomatic, manualSecret, slotOf, storedEndpoint } from './slots';
 
-/** Type of the test ping sent by POST /webhooks/{id}/test (docs/api-assumptions.md, Webhooks). */
-export const PING_EVENT_TYPE = 'webhook.test';
+export { PING_EVENT_TYPE };
 
 /** Delivery headers copied to the output: all of them are safe to show (no signature). */
 const SAFE_HEADERS = ['webhook-id', 'webhook-timestamp', 'content-type', 'user-agent'];
@@ -44,17 +43,25 @@ function refuse(ctx: IWebhookFunctions, status: number, reason: string): IWebhoo
 	return { noWebhookResponse: true };
 }
 
-/** The request body exactly as received (n8n reads it on demand for a type it does not parse). */
-async function rawBodyOf(ctx: IWebhookFunctions): Promise<Buffer | undefined> {
+/**
+ * The request body exactly as received (n8n reads it on demand for a type it does not parse), or
+ * why it cannot be had: a body n8n's form-data parser consumed (multipart), one that does not
+ * match its content-length or its content-encoding. MediaGen sends none of these.
+ */
+async function rawBodyOf(ctx: IWebhookFunctions): Promise<Buffer | string> {
 	const request = ctx.getRequestObject() as unknown as {
 		rawBody?: Buffer | string;
 		readRawBody?: () => Promise<void>;
 	};
-	if (request.rawBody === undefined && typeof request.readRawBody === 'function')
-		await request.readRawBody();
+	try {
+		if (request.rawBody === undefined && typeof request.readRawBody === 'function')
+			await request.readRawBody();
+	} catch (error) {
+		return `The request body could not be read (${(error as Error).message})`;
+	}
 	if (Buffer.isBuffer(request.rawBody)) return request.rawBody;
 	if (typeof request.rawBody === 'string') return Buffer.from(request.rawBody, 'utf8');
-	return undefined;
+	return 'The raw request body is not available (MediaGen sends application/json)';
 }
 
 /**
@@ -68,15 +75,18 @@ async function verify(ctx: IWebhookFunctions, automatic: boolean): Promise<Verif
 		? (storedEndpoint(ctx, slot)?.secret ?? '')
 		: (await manualSecret(ctx, slot)).secret;
 	const rawBody = await rawBodyOf(ctx);
-	if (!rawBody)
-		return { ok: false, response: refuse(ctx, 401, 'The raw request body is not available') };
+	if (typeof rawBody === 'string') return { ok: false, response: refuse(ctx, 400, rawBody) };
 	const headers = ctx.getHeaderData();
 	const verified = verifyWebhook({ secret, headers, rawBody });
 	if (!verified.ok) {
 		const response = refuse(ctx, 401, verified.reason);
 		const webhookId = headers['webhook-id'];
+		// well-formed (one id, a timestamp in time), only the signature did not match
 		if (automatic && verified.badSignature && typeof webhookId === 'string')
-			await repairRotatedSecret(ctx, slot, webhookId);
+			await repairRotatedSecret(ctx, slot, {
+				webhookId,
+				timestamp: Number(headers['webhook-timestamp']),
+			});
 		return { ok: false, response };
 	}
 	let event: unknown;
@@ -117,8 +127,8 @@ function eventItem(event: IDataObject, headers: RequestHeaders): INodeExecutionD
 	};
 }
 
-/** Handles one webhook request (the node's `webhook` method). */
-export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+/** One request: verified, then dropped, acknowledged or started. */
+async function handle(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const automatic = isAutomatic(ctx);
 	const verification = await verify(ctx, automatic);
 	if (!verification.ok) return verification.response;
@@ -131,11 +141,28 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	const ignored = ignoredAs(String(event.type ?? ''), options);
 	if (ignored !== undefined) return { webhookResponse: { received: true, ignored } };
 
-	const item = eventItem(event, headers);
-	const enrichment = plannedEnrichment(event, options, automatic);
-	if (!enrichment) return { workflowData: [[item]] };
-	// the service allows 10 s for the answer: answer first, then read and download
-	answer(ctx, 200, { received: true });
-	await enrich(ctx, item, enrichment);
-	return { noWebhookResponse: true, workflowData: [[item]] };
+	// answered when the execution starts; its context and files are added in the execution
+	// (the trigger's execute method, enrichment.ts)
+	return { workflowData: [[eventItem(event, headers)]] };
+}
+
+/**
+ * Handles one webhook request (the node's `webhook` method). It never throws: n8n would answer
+ * 500, record a failed execution and run the workflow's error workflow for any request, from
+ * anyone who knows the URL. An unexpected failure is logged and answered 500 (MediaGen retries).
+ */
+export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	try {
+		return await handle(ctx);
+	} catch (error) {
+		ctx.logger.error(
+			`MediaGen Trigger "${ctx.getNode().name}" could not handle a request: ${(error as Error).message}`,
+		);
+		if (!ctx.getResponseObject().headersSent)
+			answer(ctx, 500, {
+				error: 'internal',
+				message: "The trigger could not handle the request; see n8n's log",
+			});
+		return { noWebhookResponse: true };
+	}
 }

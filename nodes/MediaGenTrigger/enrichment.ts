@@ -1,17 +1,19 @@
 /**
- * What automatic mode adds to an event after the request is answered: the generation's context
- * (Include Generation Context) and the event's files as binary data (Download Files), capped in
- * size because they run inside the webhook request (docs/trigger-internals.md, Enrichment).
+ * What automatic mode adds to an event, in the execution (the trigger's `execute` method, after
+ * n8n answered the request): the generation's context (Include Generation Context) and the event's
+ * files as binary data (Download Files), at most 10 files of 100 MB (docs/trigger-internals.md,
+ * Enrichment).
  */
-import type { IBinaryData, IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { downloadAssetToBinary } from '../shared/binaryDownload';
 import { assetIdIn } from '../shared/jobs';
 import { mediaGenRequest } from '../shared/transport';
 import type { TriggerOptions } from './properties';
+import { isAutomatic } from './slots';
 
-/** Largest file the trigger downloads; exported so tests can lower it. */
-export const TRIGGER_DOWNLOADS = { maxBytes: 100 * 1024 * 1024 };
+/** The files the trigger downloads per event and their largest size; exported so tests can lower them. */
+export const TRIGGER_DOWNLOADS = { maxBytes: 100 * 1024 * 1024, maxFiles: 10 };
 
 /** What to add to one event. */
 export interface Enrichment {
@@ -51,7 +53,7 @@ export function plannedEnrichment(
 }
 
 /** Adds the generation's `context` (GET /generations/{id}); a failed read says why instead. */
-async function addGenerationContext(ctx: IWebhookFunctions, item: INodeExecutionData) {
+async function addGenerationContext(ctx: IExecuteFunctions, item: INodeExecutionData) {
 	const id = String(((item.json.data ?? {}) as IDataObject).id ?? '');
 	try {
 		const record = await mediaGenRequest<IDataObject>(ctx, {
@@ -71,24 +73,33 @@ function binaryPropertyName(prefix: string, index: number): string {
 
 /** Downloads the files into the item's binary data; a failed one is listed in `downloadErrors`. */
 async function addFiles(
-	ctx: IWebhookFunctions,
+	ctx: IExecuteFunctions,
 	item: INodeExecutionData,
 	assetIds: string[],
 	prefix: string,
+	itemIndex: number,
 ) {
-	const binary: Record<string, IBinaryData> = {};
+	const binary: Record<string, IBinaryData> = { ...(item.binary ?? {}) };
 	const downloadErrors: IDataObject[] = [];
 	for (const [index, assetId] of assetIds.entries()) {
+		if (index >= TRIGGER_DOWNLOADS.maxFiles) {
+			downloadErrors.push({
+				asset_id: assetId,
+				message: `Not downloaded: the trigger downloads at most ${TRIGGER_DOWNLOADS.maxFiles} files per event. Add MediaGen → Asset → Download after the trigger for the others.`,
+			});
+			continue;
+		}
 		try {
 			const result = await downloadAssetToBinary(ctx, assetId, {
 				propertyName: binaryPropertyName(prefix, index),
 				maxBytes: TRIGGER_DOWNLOADS.maxBytes,
+				itemIndex,
 				tooLargeHint:
-					'The trigger downloads files up to this size only. Turn Download Files off and add MediaGen → Asset → Download after the trigger: it streams any size inside the execution.',
+					'The trigger downloads files up to this size only. Turn Download Files off and add MediaGen → Asset → Download after the trigger: it streams any size.',
 			});
 			binary[result.propertyName] = result.binary;
 		} catch (error) {
-			// the request is answered already: keep the event, say what is missing
+			// keep the event, say what is missing
 			downloadErrors.push({ asset_id: assetId, message: (error as Error).message });
 		}
 	}
@@ -97,12 +108,36 @@ async function addFiles(
 }
 
 /** Adds to the item what the plan asks for: first the context, then the files. */
-export async function enrich(
-	ctx: IWebhookFunctions,
+async function enrich(
+	ctx: IExecuteFunctions,
 	item: INodeExecutionData,
 	enrichment: Enrichment,
+	itemIndex: number,
 ): Promise<void> {
 	if (enrichment.withContext) await addGenerationContext(ctx, item);
 	const prefix = (enrichment.binaryPropertyName ?? '').trim() || 'data';
-	await addFiles(ctx, item, enrichment.assetIds, prefix);
+	await addFiles(ctx, item, enrichment.assetIds, prefix, itemIndex);
+}
+
+/**
+ * The trigger's `execute` method: n8n runs it with the items the webhook returned, as the
+ * execution's first node (in every mode, so also for a test event). Each event gets what the
+ * options ask for; the items are passed on otherwise as they are.
+ */
+export async function enrichEvents(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const automatic = isAutomatic(ctx);
+	const output: INodeExecutionData[] = [];
+	for (const [itemIndex, input] of items.entries()) {
+		const item: INodeExecutionData = {
+			...input,
+			json: { ...input.json },
+			pairedItem: { item: itemIndex },
+		};
+		const options = ctx.getNodeParameter('options', itemIndex, {}) as TriggerOptions;
+		const enrichment = plannedEnrichment(item.json, options, automatic);
+		if (enrichment) await enrich(ctx, item, enrichment, itemIndex);
+		output.push(item);
+	}
+	return [output];
 }

@@ -1,15 +1,27 @@
 /**
  * Endpoint registration: n8n's webhook lifecycle (checkExists, create, delete) keeps exactly one
- * MediaGen webhook endpoint per slot at the node's URL in automatic mode, and checks manual mode's
- * secret (docs/trigger-internals.md, Registration).
+ * MediaGen webhook endpoint per slot at the node's URL in automatic mode, brings back one MediaGen
+ * disabled, and checks manual mode's secret (docs/trigger-internals.md, Registration).
  */
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { listPages } from '../shared/pages';
 import { asNodeError, mediaGenRequest, statusOf } from '../shared/transport';
+import { enableEndpoint } from '../shared/webhookDeliveries';
 import { isValidSecret } from '../shared/webhookSignature';
-import type { Slot } from './slots';
+import { catchUp } from './catchUp';
+import type { RemoteEndpoint } from './endpoints';
+import {
+	deleteEndpoint,
+	deleteStrays,
+	endpointToKeep,
+	isTransient,
+	listEndpoints,
+	rotateSecret,
+	sameEvents,
+	setEvents,
+} from './endpoints';
+import type { Slot, StoredEndpoint } from './slots';
 import {
 	hookSlot,
 	isAutomatic,
@@ -19,12 +31,22 @@ import {
 	storedEndpoint,
 } from './slots';
 
-/** An endpoint as GET /webhooks lists it. */
-interface RemoteEndpoint {
-	id: string;
-	url?: string;
-	events?: string[];
-	status?: string;
+/**
+ * How long a deactivated production endpoint is kept before it is deleted: re-publishing a changed
+ * trigger removes and re-adds it (n8n 2.x), and the endpoint, its secret and its pending retries
+ * are kept across that. Exported for tests.
+ */
+export const DEACTIVATION = { graceMs: 15_000 };
+
+/** Production endpoints of this process waiting for deletion: endpoint id -> node URL. */
+const retiring = new Map<string, string>();
+
+/** The deletions after a grace period under way in this process. */
+const graceDeletions = new Set<Promise<void>>();
+
+/** Resolves when every deletion after a grace period of this process is done (for tests). */
+export async function deactivationsSettled(): Promise<void> {
+	while (graceDeletions.size) await Promise.all([...graceDeletions]);
 }
 
 /** The events to subscribe to: `*` alone when chosen, otherwise the chosen types, sorted. */
@@ -36,11 +58,6 @@ function wantedEvents(ctx: IHookFunctions): string[] {
 	return [...new Set(chosen)].sort();
 }
 
-function sameEvents(subscribed: string[] | undefined, wanted: string[]): boolean {
-	const events = [...new Set(subscribed ?? [])].sort();
-	return events.length === wanted.length && events.every((event, i) => event === wanted[i]);
-}
-
 function webhookUrl(ctx: IHookFunctions): string {
 	const url = ctx.getNodeWebhookUrl('default');
 	if (!url) throw new NodeOperationError(ctx.getNode(), 'n8n did not give this node a webhook URL');
@@ -50,36 +67,6 @@ function webhookUrl(ctx: IHookFunctions): string {
 /** The slot an activation or a check is about (the mode's when no stored endpoint decides). */
 function activationSlot(ctx: IHookFunctions, url: string): Slot {
 	return hookSlot(ctx, url) ?? slotOf(ctx);
-}
-
-/** Every endpoint of the workspace (GET /webhooks, all pages). */
-async function listEndpoints(ctx: IHookFunctions): Promise<RemoteEndpoint[]> {
-	const endpoints: RemoteEndpoint[] = [];
-	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100 });
-	for await (const { records } of pages)
-		endpoints.push(...(records as unknown as RemoteEndpoint[]));
-	return endpoints;
-}
-
-/** DELETE /webhooks/{id}; an endpoint that is already gone counts as deleted. */
-async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
-	try {
-		await mediaGenRequest(ctx, { method: 'DELETE', path: `/webhooks/${encodeURIComponent(id)}` });
-	} catch (error) {
-		if (statusOf(error) !== 404) throw asNodeError(ctx, error);
-	}
-}
-
-/** Deletes endpoints at this node's URL that the node does not know (left by a lost answer). */
-async function deleteStrays(
-	ctx: IHookFunctions,
-	endpoints: RemoteEndpoint[],
-	url: string,
-	keepId?: string,
-): Promise<void> {
-	for (const endpoint of endpoints) {
-		if (endpoint.url === url && endpoint.id !== keepId) await deleteEndpoint(ctx, endpoint.id);
-	}
 }
 
 /** Adds what to do to the errors a registration typically meets. */
@@ -108,8 +95,76 @@ async function checkManualSecret(ctx: IHookFunctions, slot: Slot): Promise<void>
 }
 
 /**
- * Whether the slot's endpoint exists as wanted (active, at this URL, with these events); one that
- * does not is deleted, and so is any other endpoint at this URL.
+ * The slot's stored endpoint when it is at this URL. One stored for another URL belongs to a copy
+ * of the workflow (an import, another n8n): it is forgotten here, never deleted.
+ */
+function ownStoredEndpoint(
+	ctx: IHookFunctions,
+	slot: Slot,
+	url: string,
+): StoredEndpoint | undefined {
+	const stored = storedEndpoint(ctx, slot);
+	if (!stored || stored.url === url) return stored;
+	ctx.logger.info(
+		`MediaGen Trigger "${ctx.getNode().name}": the workflow's data names webhook endpoint ${stored.id} at another URL (a copy of another workflow); it is left as it is and this node registers its own`,
+	);
+	setStoredEndpoint(ctx, slot, undefined);
+	return undefined;
+}
+
+/**
+ * The secret of the endpoint kept at this URL: the stored one, or a new one when the node does not
+ * have it (the endpoint is taken over: a lost answer, a static data copy saved over the
+ * registration). Stored at once, with the endpoint.
+ */
+async function keepEndpoint(
+	ctx: IHookFunctions,
+	slot: Slot,
+	endpoint: RemoteEndpoint,
+	known: StoredEndpoint | undefined,
+	events: string[],
+): Promise<void> {
+	const same = known?.id === endpoint.id;
+	let secret = same && known.secret ? known.secret : undefined;
+	if (!secret) {
+		secret = await rotateSecret(ctx, endpoint.id);
+		ctx.logger.info(
+			`MediaGen Trigger "${ctx.getNode().name}": took over webhook endpoint ${endpoint.id} at its URL (new secret)`,
+		);
+	}
+	const createdAt = same ? known.createdAt : new Date().toISOString();
+	setStoredEndpoint(ctx, slot, {
+		id: endpoint.id,
+		url: endpoint.url ?? '',
+		events,
+		secret,
+		createdAt,
+	});
+}
+
+/**
+ * Brings a kept endpoint in line: other events are set, and an endpoint MediaGen disabled is
+ * enabled again. Its id, URL, secret and pending retries stay.
+ */
+async function bringInLine(
+	ctx: IHookFunctions,
+	endpoint: RemoteEndpoint,
+	events: string[],
+): Promise<void> {
+	if (!sameEvents(endpoint.events, events)) await setEvents(ctx, endpoint.id, events);
+	if (endpoint.status !== 'active') {
+		await enableEndpoint(ctx, endpoint.id);
+		ctx.logger.warn(
+			`MediaGen Trigger "${ctx.getNode().name}": MediaGen had disabled webhook endpoint ${endpoint.id} (deliveries kept failing); enabled it again`,
+		);
+	}
+}
+
+/**
+ * Whether the slot's endpoint exists at this URL (kept, taken over, enabled, events set); any other
+ * endpoint at this URL is deleted. False when none is there: n8n then calls create. When MediaGen
+ * does not answer, a stored endpoint is kept as it is: the activation does not fail for it, and the
+ * periodic check tries again.
  */
 async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(ctx)) {
@@ -119,23 +174,34 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(ctx);
 	const slot = activationSlot(ctx, url);
 	const events = wantedEvents(ctx);
-	const stored = storedEndpoint(ctx, slot);
-	const endpoints = await listEndpoints(ctx);
-	await deleteStrays(ctx, endpoints, url, stored?.id);
-	if (!stored) return false;
-	const remote = endpoints.find((endpoint) => endpoint.id === stored.id);
-	const usable =
-		remote !== undefined &&
-		remote.status === 'active' &&
-		remote.url === url &&
-		sameEvents(remote.events, events) &&
-		typeof stored.secret === 'string' &&
-		stored.secret.length > 0;
-	if (usable) return true;
-	// deleted, disabled, moved or subscribed to other events: replace it
-	if (remote) await deleteEndpoint(ctx, remote.id);
-	setStoredEndpoint(ctx, slot, undefined);
-	return false;
+	const known = ownStoredEndpoint(ctx, slot, url);
+	try {
+		const endpoints = await listEndpoints(ctx);
+		const keep = endpointToKeep(endpoints, url, known?.id);
+		await deleteStrays(ctx, endpoints, url, keep?.id);
+		if (!keep) {
+			if (known) {
+				ctx.logger.warn(
+					`MediaGen Trigger "${ctx.getNode().name}": its webhook endpoint ${known.id} was deleted at MediaGen (outside n8n); the events MediaGen had for it are lost. A new endpoint is registered.`,
+				);
+				setStoredEndpoint(ctx, slot, undefined);
+			}
+			return false;
+		}
+		retiring.delete(keep.id); // a re-added trigger keeps its endpoint
+		await keepEndpoint(ctx, slot, keep, known, events);
+		await bringInLine(ctx, keep, events);
+		// the events MediaGen could not deliver: sent again, in the background
+		if (slot === 'production') void catchUp(ctx, keep.id, true);
+		return true;
+	} catch (error) {
+		const stored = storedEndpoint(ctx, slot);
+		if (!(stored?.url === url && isTransient(error))) throw asNodeError(ctx, error);
+		ctx.logger.warn(
+			`MediaGen Trigger "${ctx.getNode().name}": could not check webhook endpoint ${stored.id} (${(error as Error).message}); kept as it is, the periodic check tries again`,
+		);
+		return true;
+	}
 }
 
 /**
@@ -172,13 +238,13 @@ async function postEndpoint(
 	}
 }
 
-/** Registers the slot's endpoint (replacing a stored one) and stores its id and secret. */
+/** Registers the slot's endpoint (replacing a stored one at this URL) and stores its id and secret. */
 async function create(ctx: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(ctx)) return true;
 	const url = webhookUrl(ctx);
 	const slot = activationSlot(ctx, url);
 	const events = wantedEvents(ctx);
-	const previous = storedEndpoint(ctx, slot);
+	const previous = ownStoredEndpoint(ctx, slot, url);
 	if (previous) {
 		await deleteEndpoint(ctx, previous.id);
 		setStoredEndpoint(ctx, slot, undefined);
@@ -204,8 +270,31 @@ async function create(ctx: IHookFunctions): Promise<boolean> {
 }
 
 /**
- * Deletes the slot's endpoint and any other at this URL. On failure the stored id is kept, so
- * that the next activation finds the endpoint and removes it.
+ * Deletes a deactivated production endpoint after the grace period, unless the trigger was added
+ * again meanwhile (a re-publish), in which case checkExists took it over.
+ */
+function deleteAfterGrace(ctx: IHookFunctions, id: string, url: string): void {
+	retiring.set(id, url);
+	const deletion = (async () => {
+		await sleep(DEACTIVATION.graceMs);
+		if (retiring.get(id) !== url) return;
+		retiring.delete(id);
+		try {
+			await deleteEndpoint(ctx, id);
+		} catch (error) {
+			ctx.logger.error(
+				`MediaGen Trigger: could not delete the webhook endpoint ${id} of a deactivated trigger: ${(error as Error).message}`,
+			);
+		}
+	})();
+	graceDeletions.add(deletion);
+	void deletion.finally(() => graceDeletions.delete(deletion));
+}
+
+/**
+ * Deactivation. The production endpoint is kept for DEACTIVATION.graceMs (a re-publish adds the
+ * trigger again at once) and then deleted; the test URL's endpoint, and anything else at the URL,
+ * at once. On failure the stored id is kept, so that the next activation finds the endpoint.
  */
 async function deleteRegistration(ctx: IHookFunctions): Promise<boolean> {
 	if (!isAutomatic(ctx)) return true;
@@ -213,16 +302,23 @@ async function deleteRegistration(ctx: IHookFunctions): Promise<boolean> {
 	if (!url) return true;
 	const slot = hookSlot(ctx, url);
 	const stored = slot ? storedEndpoint(ctx, slot) : undefined;
+	const own = stored?.url === url ? stored : undefined;
 	try {
-		if (stored) await deleteEndpoint(ctx, stored.id);
-		await deleteStrays(ctx, await listEndpoints(ctx), url);
+		const endpoints = await listEndpoints(ctx);
+		if (slot === 'production' && own) {
+			await deleteStrays(ctx, endpoints, url, own.id);
+			if (endpoints.some((endpoint) => endpoint.id === own.id)) deleteAfterGrace(ctx, own.id, url);
+			return true; // kept in static data: a re-added trigger takes it over
+		}
+		if (own) await deleteEndpoint(ctx, own.id);
+		await deleteStrays(ctx, endpoints, url);
 	} catch (error) {
 		ctx.logger.error(
 			`MediaGen Trigger: could not delete the webhook endpoint: ${(error as Error).message}`,
 		);
 		return false;
 	}
-	if (slot) setStoredEndpoint(ctx, slot, undefined);
+	if (slot && own) setStoredEndpoint(ctx, slot, undefined);
 	return true;
 }
 

@@ -7,8 +7,10 @@ import type {
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
 	IDataObject,
+	IExecuteFunctions,
 	IHookFunctions,
 	INodeCredentialTestResult,
+	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
@@ -17,7 +19,12 @@ import { isValidSecret } from '../shared/webhookSignature';
 
 export type Slot = 'production' | 'test';
 
-export type TriggerContext = IHookFunctions | IWebhookFunctions;
+/** The n8n contexts the trigger runs in: activation, request, its periodic check, execution. */
+export type TriggerContext =
+	| IHookFunctions
+	| IWebhookFunctions
+	| ITriggerFunctions
+	| IExecuteFunctions;
 
 /** An endpoint the node registered, as kept in static data under its slot. */
 export interface StoredEndpoint {

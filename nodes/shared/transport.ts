@@ -12,6 +12,7 @@ import type {
 	ICredentialsDecrypted,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
@@ -37,7 +38,8 @@ export type MediaGenContext =
 	| IExecuteFunctions
 	| ILoadOptionsFunctions
 	| IHookFunctions
-	| IWebhookFunctions;
+	| IWebhookFunctions
+	| ITriggerFunctions;
 
 export interface MediaGenRequest {
 	method: IHttpRequestMethods;

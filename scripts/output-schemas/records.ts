@@ -1019,6 +1019,22 @@ export const downloadInfo = obj(
 	{ expiresAt: string },
 );
 
+/**
+ * Webhook → Retry Failed Deliveries (a node operation): what it found and did, and the retried
+ * deliveries as MediaGen answered the retries.
+ */
+export const deliveryRetries = obj({
+	webhook_id: string,
+	status: string,
+	enabled: boolean,
+	failed: integer,
+	retried: integer,
+	delivered: integer,
+	skipped: integer,
+	logTruncated: boolean,
+	deliveries: list(delivery),
+});
+
 /** Generation → Get Subtitles: the text, also as the binary file. */
 export const subtitles = obj({ ...id, format: string, text: string });
 

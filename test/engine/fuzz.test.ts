@@ -515,8 +515,9 @@ describe('fuzz: every operation of every node', () => {
 					failures.push(`${where}: ${req.method} ${req.path} is not in the spec`);
 					continue;
 				}
-				// cursor pagination (limit, before) is the spec's general convention for lists
-				const paging = op.e.paginate ? ['limit', 'before'] : [];
+				// cursor pagination (limit, before) is the spec's general convention for lists, which
+				// the node's own operations walk too (Collect, Retry Failed Deliveries)
+				const paging = op.e.paginate || op.e.nodeOperation ? ['limit', 'before'] : [];
 				for (const key of req.query.keys())
 					if (!(key in entry.query) && !paging.includes(key))
 						failures.push(`${where}: query ${key} is not in the spec`);
@@ -534,7 +535,7 @@ describe('fuzz: every operation of every node', () => {
 });
 
 describe('fuzz: trigger deliveries', () => {
-	test('random, truncated and tampered bodies, headers and signatures: 401, nothing runs', async () => {
+	test('random, truncated and tampered bodies, headers and signatures: 401 (or n8n 422), nothing runs', async () => {
 		const secret = `whsec_${Buffer.from(one(fc.uint8Array({ minLength: 24, maxLength: 24 }))).toString('base64')}`;
 		const n8n = await FakeN8n.start({
 			credentials: {
@@ -641,8 +642,15 @@ describe('fuzz: trigger deliveries', () => {
 			console.log(
 				`fuzz: trigger, ${cases.length} hostile deliveries (${Object.keys(statuses).length} kinds × ${N})`,
 			);
-			for (const [kind, list] of Object.entries(statuses))
-				expect({ kind, statuses: [...new Set(list)] }).toEqual({ kind, statuses: [401] });
+			// a body cut short is no longer JSON: n8n's own body parser refuses it (422) before the
+			// node, when it is sent as application/json (test/engine/n8nRequest.ts)
+			for (const [kind, list] of Object.entries(statuses)) {
+				const allowed = kind === 'truncated' ? [401, 422] : [401];
+				expect({ kind, statuses: list.filter((s) => !allowed.includes(s)) }).toEqual({
+					kind,
+					statuses: [],
+				});
+			}
 			expect(n8n.runs).toHaveLength(0);
 
 			// the same node starts a run for a delivery signed with its secret

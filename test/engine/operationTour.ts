@@ -253,6 +253,7 @@ const mediaGen: TourStep[] = [
 	{ op: 'webhook.test', params: (t) => ({ webhookId: id(t, 'webhook') }), keep: 'delivery' },
 	{ op: 'webhook.getDeliveries', params: (t) => ({ webhookId: id(t, 'webhook') }) },
 	{ op: 'webhook.retryDelivery', params: (t) => ({ id: t.kept.delivery.id }) },
+	{ op: 'webhook.retryFailedDeliveries', params: (t) => ({ webhookId: id(t, 'webhook') }) },
 	{ op: 'webhook.delete', params: (t) => ({ webhookId: id(t, 'webhook') }) },
 ];
 

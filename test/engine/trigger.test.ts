@@ -1,147 +1,23 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * MediaGen Trigger end to end: the real node, driven through n8n-core's HookContext and
  * WebhookContext by a stand-in for n8n's webhook side (triggerHarness.ts), against the sandbox,
  * which registers endpoints and delivers real signed webhooks over HTTP.
  */
-import { dirname } from 'node:path';
-
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { EVENT_TYPES as SPEC_EVENT_TYPES, sign } from '../../sandbox/hooks';
+import { EVENT_TYPES as SPEC_EVENT_TYPES } from '../../sandbox/hooks';
 import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { EVENT_TYPES } from '../../nodes/MediaGenTrigger/properties';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
-import { useSandbox } from './setup';
-import { FakeN8n, type ReceivedRequest } from './triggerHarness';
+import type { FakeN8n, ReceivedRequest } from './triggerHarness';
+import { useTriggerKit } from './triggerKit';
 
-jest.setTimeout(60_000);
-
-/** n8n-core's own copies of @n8n/di and @n8n/backend-common (it nests them). */
-function fromCore<T>(name: string): T {
-	const core = dirname(require.resolve('n8n-core'));
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	return require(require.resolve(name, { paths: [core] })) as T;
-}
-const { Container } = fromCore<typeof import('@n8n/di')>('@n8n/di');
-const { Logger } = fromCore<typeof import('@n8n/backend-common')>('@n8n/backend-common');
-
-const { sb, creds } = useSandbox({ timeScale: 0.001, allowHttpWebhooks: true });
-const logs: string[] = [];
-
-beforeAll(() => {
-	// every log line n8n-core's contexts give the node goes here (to check for secrets)
-	const capture =
-		(level: string) =>
-		(message: string, meta?: unknown): void => {
-			logs.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
-		};
-	const logger = {
-		error: capture('error'),
-		warn: capture('warn'),
-		info: capture('info'),
-		debug: capture('debug'),
-		scoped: () => logger,
-	};
-	Container.set(Logger, logger as unknown as InstanceType<typeof Logger>);
-});
-
-const open: FakeN8n[] = [];
-afterEach(async () => {
-	for (const n8n of open.splice(0)) await n8n.close();
-	sb.control.clearFaults();
-});
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any;
-
-async function api(method: string, path: string, body?: unknown): Promise<Body> {
-	const res = await fetch(`${sb.baseUrl}${path}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${sb.keys.pro}`,
-			...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-	return JSON.parse(text);
-}
-
-interface Endpoint {
-	id: string;
-	url: string;
-	events: string[];
-	status: string;
-}
-
-async function endpoints(): Promise<Endpoint[]> {
-	return ((await api('GET', '/webhooks?limit=100')) as { data: Endpoint[] }).data;
-}
-
-/** Every endpoint of the workspace, all pages of GET /webhooks. */
-async function allEndpoints(): Promise<Endpoint[]> {
-	const all: Endpoint[] = [];
-	let page = await api('GET', '/webhooks?limit=100');
-	all.push(...page.data);
-	while (page.nextCursor) {
-		page = await api('GET', `/webhooks?limit=100&before=${encodeURIComponent(page.nextCursor)}`);
-		all.push(...page.data);
-	}
-	return all;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-	const end = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await fn();
-		if (value) return value;
-		if (Date.now() > end) throw new Error('timed out waiting');
-		await sleep(10);
-	}
-}
-
-async function fakeN8n(
-	parameters: INodeParameters,
-	queueMode = false,
-	apiKey = sb.keys.pro,
-	version: {
-		typeVersion?: number;
-		secrets?: { productionSecret: string; testSecret?: string };
-	} = {},
-): Promise<FakeN8n> {
-	const n8n = await FakeN8n.start({
-		credentials: { ...creds(apiKey), mediaGenWebhookSecretApi: version.secrets },
-		typeVersion: version.typeVersion,
-		parameters,
-		queueMode,
-	});
-	open.push(n8n);
-	return n8n;
-}
-
-const automatic = (
-	events: string[] = ['generation.completed'],
-	options: INodeParameters = {},
-): INodeParameters => ({ registration: 'automatic', events, options });
-
-function stored(n8n: FakeN8n, slot: 'production' | 'test' = 'production'): IDataObject | undefined {
-	const data = (n8n.staticData['node:MediaGen Trigger'] ?? {}) as IDataObject;
-	return data[slot] as IDataObject | undefined;
-}
-
-async function generate(params: IDataObject = {}): Promise<Body> {
-	return await api('POST', '/generations', {
-		modelId: 'sandbox-image',
-		prompt: 'a red fox in the snow',
-		params: { sandbox: { durationMs: 20 }, ...params },
-	});
-}
+const kit = useTriggerKit({ timeScale: 0.001 });
+const { sb, logs, api, endpoints, allEndpoints, afterGrace, sleep, until, fakeN8n, automatic } =
+	kit;
+const { stored, generate, signed, eventBody, post } = kit;
 
 describe('description', () => {
 	const trigger = new MediaGenTrigger();
@@ -268,8 +144,9 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 			expect(String(stored(n8n)?.secret)).toMatch(/^whsec_/);
 			ids.add(list[0].id);
 			expect(await n8n.deactivate()).toBe(true);
-			expect(await endpoints()).toHaveLength(0);
-			expect(stored(n8n)).toBeUndefined();
+			// kept for a re-publish, then deleted
+			expect(await endpoints()).toHaveLength(1);
+			expect(await afterGrace()).toHaveLength(0);
 		}
 		expect(ids.size).toBe(20);
 	});
@@ -282,31 +159,34 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect(await endpoints()).toEqual([expect.objectContaining({ id: first.id })]);
 		expect(sb.control.requests({ method: 'POST', path: '/webhooks$' })).toHaveLength(1);
 		await n8n.deactivate();
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
-	test('changed events replace the endpoint (with and without a deactivation first)', async () => {
+	test('changed events are set on the same endpoint (with and without a deactivation first)', async () => {
 		const n8n = await fakeN8n(automatic(['generation.completed']));
 		await n8n.activate();
 		const [first] = await endpoints();
+		const secret = stored(n8n)?.secret;
 
 		// restart with changed parameters: checkExists notices
 		n8n.setParameters(automatic(['generation.failed', 'export.completed']));
 		await n8n.activate('init');
 		const second = await endpoints();
 		expect(second).toHaveLength(1);
-		expect(second[0].id).not.toBe(first.id);
+		expect(second[0].id).toBe(first.id);
 		expect([...second[0].events].sort()).toEqual(['export.completed', 'generation.failed']);
+		expect(stored(n8n)).toMatchObject({ id: first.id, secret });
 
-		// the way n8n saves an active workflow: deactivate, then activate with the new version
+		// the way n8n 2.x publishes a changed trigger: remove it, then add the new version
 		await n8n.deactivate();
 		n8n.setParameters(automatic(['*']));
 		await n8n.activate('update');
-		const third = await endpoints();
-		expect(third).toHaveLength(1);
-		expect(third[0].events).toEqual(['*']);
+		const third = await afterGrace();
+		expect(third).toEqual([expect.objectContaining({ id: first.id, events: ['*'] })]);
+		expect(stored(n8n)).toMatchObject({ id: first.id, secret });
+		expect(sb.control.requests({ method: 'POST', path: '/webhooks$' })).toHaveLength(1);
 		await n8n.deactivate();
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
 	test('an endpoint deleted behind the node is recreated; deactivation then still works', async () => {
@@ -321,21 +201,24 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		// deleted again, then deactivated: nothing left, no error
 		await api('DELETE', `/webhooks/${list[0].id}`);
 		expect(await n8n.deactivate()).toBe(true);
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
-	test('a disabled endpoint is replaced by an active one', async () => {
+	test('a disabled endpoint is enabled again: same id, URL and secret', async () => {
 		const n8n = await fakeN8n(automatic());
 		await n8n.activate();
 		const [first] = await endpoints();
+		const secret = stored(n8n)?.secret;
 		await api('PATCH', `/webhooks/${first.id}`, { status: 'disabled' });
 		await n8n.activate('init');
 		const list = await endpoints();
-		expect(list).toHaveLength(1);
-		expect(list[0]).toMatchObject({ status: 'active', url: n8n.productionUrl });
-		expect(list[0].id).not.toBe(first.id);
+		expect(list).toEqual([
+			expect.objectContaining({ id: first.id, status: 'active', url: n8n.productionUrl }),
+		]);
+		expect(stored(n8n)).toMatchObject({ id: first.id, secret });
+		expect(sb.control.requests({ method: 'POST', path: '/webhooks$' })).toHaveLength(1);
 		await n8n.deactivate();
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
 	test('a registration whose answer was lost leaves nothing behind', async () => {
@@ -346,23 +229,32 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		await n8n.activate();
 		expect(await endpoints()).toHaveLength(1);
 		await n8n.deactivate();
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
-	test('an endpoint at the node URL that the node does not know about is removed', async () => {
+	test('endpoints at the node URL that the node does not know: the newest is taken over, the others deleted', async () => {
 		const n8n = await fakeN8n(automatic());
 		// e.g. static data lost after a registration
-		await api('POST', '/webhooks', { url: n8n.productionUrl, events: ['*'] });
+		const older = await api('POST', '/webhooks', { url: n8n.productionUrl, events: ['*'] });
+		await sleep(5);
+		const newer = await api('POST', '/webhooks', { url: n8n.productionUrl, events: ['*'] });
 		const other = await api('POST', '/webhooks', {
 			url: 'https://hooks.example.com/other',
 			events: ['*'],
 		});
 		await n8n.activate();
 		const list = await endpoints();
-		expect(list.filter((e) => e.url === n8n.productionUrl)).toHaveLength(1);
+		expect(list.filter((e) => e.url === n8n.productionUrl)).toEqual([
+			expect.objectContaining({ id: newer.id, events: ['generation.completed'] }),
+		]);
+		expect(list.map((e) => e.id)).not.toContain(older.id);
 		expect(list.map((e) => e.id)).toContain(other.id);
+		// taken over with a new secret of its own (POST /webhooks/{id}/rotate-secret)
+		expect(stored(n8n)).toMatchObject({ id: newer.id });
+		expect(stored(n8n)?.secret).not.toBe(newer.secret);
+		expect(sb.control.requests({ method: 'POST', path: '/webhooks$' })).toHaveLength(3);
 		await n8n.deactivate();
-		expect((await endpoints()).map((e) => e.id)).toEqual([other.id]);
+		expect((await afterGrace()).map((e) => e.id)).toEqual([other.id]);
 	});
 
 	test('the endpoint lookup reads every page of GET /webhooks (100 a page)', async () => {
@@ -378,7 +270,7 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		await addOthers(150);
 		await n8n.activate();
 		const registered = String(stored(n8n)?.id);
-		expect(registered).not.toBe(stray.id);
+		expect(registered).toBe(stray.id); // found and taken over
 		expect(await ours()).toEqual([registered]);
 		// the registered endpoint moves to the second page: a restart still finds and keeps it
 		await addOthers(150);
@@ -386,6 +278,7 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect(stored(n8n)?.id).toBe(registered);
 		expect(await ours()).toEqual([registered]);
 		await n8n.deactivate();
+		await afterGrace();
 		expect(await ours()).toEqual([]);
 	});
 
@@ -394,14 +287,16 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		await n8n.activate();
 		const [first] = await endpoints();
 		sb.control.addFault({ kind: 'fail', method: 'DELETE', path: '/webhooks/', status: 403 });
-		expect(await n8n.deactivate()).toBe(false);
+		logs.length = 0;
+		expect(await n8n.deactivate()).toBe(true);
+		expect(await afterGrace()).toHaveLength(1);
+		expect(logs.filter((l) => l.includes('could not delete the webhook endpoint'))).toHaveLength(1);
 		expect(stored(n8n)?.id).toBe(first.id);
-		expect(await endpoints()).toHaveLength(1);
 		sb.control.clearFaults();
 		await n8n.activate();
 		expect(await endpoints()).toEqual([expect.objectContaining({ id: first.id })]);
 		await n8n.deactivate();
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
 	test("the test URL gets its own endpoint and never touches production's", async () => {
@@ -420,7 +315,7 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		await expect(n8n.listen()).rejects.toThrow();
 		expect(await endpoints()).toEqual([expect.objectContaining({ id: production.id })]);
 		await n8n.deactivate();
-		expect(await endpoints()).toHaveLength(0);
+		expect(await afterGrace()).toHaveLength(0);
 	});
 
 	test('test mode alone: registered on listen, removed after the test event', async () => {
@@ -469,43 +364,6 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect((await endpoints()).map((e) => e.id)).toEqual([made.id]);
 	});
 });
-
-/** A delivery signed like the service signs (sandbox/hooks.ts, independent of the node). */
-function signed(
-	secret: string,
-	body: string,
-	{
-		id = `evt_${Math.random().toString(16).slice(2, 14)}`,
-		timestamp = Math.floor(Date.now() / 1000),
-	} = {},
-): { id: string; timestamp: number; headers: Record<string, string>; body: string } {
-	return {
-		id,
-		timestamp,
-		body,
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(timestamp),
-			'webhook-signature': sign(secret, id, timestamp, body),
-		},
-	};
-}
-
-function eventBody(id: string, type = 'generation.completed', data: IDataObject = {}): string {
-	return JSON.stringify({
-		id,
-		type,
-		created_at: new Date().toISOString(),
-		workspace_id: 'ws_test',
-		data: { id: 'gen_1', status: 'completed', outputs: [], ...data },
-	});
-}
-
-async function post(url: string, headers: Record<string, string>, body: string | Buffer) {
-	const res = await fetch(url, { method: 'POST', headers, body });
-	return { status: res.status, body: await res.text() };
-}
 
 describe('deliveries: verified before anything runs', () => {
 	test('a generation completes in the sandbox, the signed event arrives, the workflow runs', async () => {
@@ -617,13 +475,19 @@ describe('deliveries: verified before anything runs', () => {
 		expect(n8n.requests.filter((r) => r.started)).toHaveLength(1);
 	});
 
-	test('a signed body that is not a JSON object is refused (400) and starts nothing', async () => {
+	test('a signed body that is not a JSON object is refused (4xx) and starts nothing', async () => {
 		const n8n = await fakeN8n(automatic(['*']));
 		await n8n.activate();
 		const secret = String(stored(n8n)?.secret);
-		for (const body of ['not json', '[1,2]', 'null']) {
+		// not JSON: n8n's body parser refuses it (422) before the node runs; JSON but not an
+		// object: the node refuses it (400)
+		for (const [body, status] of [
+			['not json', 422],
+			['[1,2]', 400],
+			['null', 400],
+		] as const) {
 			const d = signed(secret, body);
-			expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(400);
+			expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(status);
 		}
 		await n8n.settle();
 		expect(n8n.runs).toHaveLength(0);
@@ -641,8 +505,8 @@ describe('deliveries: verified before anything runs', () => {
 		expect(n8n.runs).toHaveLength(1);
 	});
 
-	test('queue mode: a duplicate reaching another webhook process is dropped (static data)', async () => {
-		const n8n = await fakeN8n(automatic(['*']), true);
+	test('n8n 1.x queue mode: a duplicate reaching another webhook process is dropped (static data)', async () => {
+		const n8n = await fakeN8n(automatic(['*']), true, sb.keys.pro, { n8nMajor: 1 });
 		await n8n.activate();
 		const d = signed(String(stored(n8n)?.secret), eventBody('evt_x'), { id: 'evt_x' });
 		expect((await post(n8n.productionUrl, d.headers, d.body)).status).toBe(200);
@@ -1095,11 +959,13 @@ describe('a managed endpoint whose secret was rotated elsewhere is repaired', ()
 		const statuses = attempts?.map((d) => d.responseStatus) ?? [];
 		expect(statuses[0]).toBe(401);
 		expect(statuses.slice(1)).toEqual([...Array(statuses.length - 2).fill(401), 200]);
-		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
+		// one check (a second look when the refused attempt was not in the log yet), one rotation
+		const looks = sb.control.requests({ method: 'GET', path: '/deliveries$' }).length;
+		expect(looks === 1 || looks === 2).toBe(true);
 		expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(1);
 		const now = String(stored(n8n)?.secret);
 		expect([mine, elsewhere]).not.toContain(now);
-		expect(logs.filter((l) => l.includes('was changed outside n8n'))).toHaveLength(1);
+		expect(logs.filter((l) => l.includes('a secret the node did not have'))).toHaveLength(1);
 		for (const secret of [mine, elsewhere, now])
 			expect(logs.join('\n')).not.toContain(secret.slice(6));
 	});

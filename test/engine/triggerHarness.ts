@@ -4,19 +4,29 @@
  * HookContext and WebhookContext, the way n8n's WebhookService / ActiveWorkflowManager /
  * TestWebhooks / LiveWebhooks do:
  * - activation: checkExists, then create when it answers false (mode "trigger", or "manual" with
- *   isTest for the test URL); deactivation: delete (mode "internal", as n8n does for both);
+ *   isTest for the test URL), and the node's `trigger` method beside it (n8n 2.40.7's
+ *   WorkflowTriggerActivator.activateInternal runs both; its crons are kept to be fired by a
+ *   test); deactivation: delete (mode "internal", as n8n does for both);
  * - workflow static data lives in a "database" copy: every operation builds a new Workflow from
  *   it and saves it back when n8n would (it changed), exactly like n8n's saveStaticData;
- * - a node:http server on 127.0.0.1 plays n8n's webhook endpoint: each request is handed to the
- *   node's webhook() through WebhookContext (raw body kept, as n8n does), answered as n8n answers
- *   (the node's own answer, its webhookResponse, or "Workflow was started"), and the workflow is
- *   then run by n8n-core's WorkflowExecute from the trigger's output.
+ * - a node:http server on 127.0.0.1 plays n8n's webhook endpoint: each request's body is handled
+ *   as n8n 2.40.7 does (n8nRequest.ts), then handed to the node's webhook() through WebhookContext,
+ *   answered as n8n answers (the node's own answer, its webhookResponse, or "Workflow was
+ *   started"; a webhook() that throws: 500 and a failed execution), and the workflow is then run by
+ *   n8n-core's WorkflowExecute from the trigger's output; an execution that changed static data
+ *   saves its copy when it ends (n8n's workflowExecuteAfter hook).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import {
+	ExecutionLifecycleHooks,
+	HookContext,
+	TriggerContext,
+	WebhookContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	IConnections,
 	IDataObject,
@@ -34,14 +44,20 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { createRunExecutionData, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 
+import { recoveriesSettled } from '../../nodes/MediaGenTrigger/catchUp';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { createAdditionalData, NODE_TYPES, NodeTypes, type RunOptions } from './harness';
+import { N8nResponseError, parseRequestBody, rawBodyReader } from './n8nRequest';
 
 export const TRIGGER_TYPE = 'n8n-nodes-mediagen.mediaGenTrigger';
 
-/** Test-only node after the trigger: passes its items on (json and binary) unchanged. */
+/**
+ * Test-only node after the trigger: passes its items on (json and binary) unchanged. With the
+ * parameter `writeStaticData`, it first waits `delayMs` and writes the workflow's global static
+ * data (what a Code node can do), so that its execution saves its copy of static data.
+ */
 class PassThrough implements INodeType {
 	description = {
 		displayName: 'Pass Through',
@@ -52,10 +68,22 @@ class PassThrough implements INodeType {
 		defaults: { name: 'After' },
 		inputs: ['main'],
 		outputs: ['main'],
-		properties: [],
+		properties: [
+			{
+				displayName: 'Write Static Data',
+				name: 'writeStaticData',
+				type: 'boolean',
+				default: false,
+			},
+			{ displayName: 'Delay', name: 'delayMs', type: 'number', default: 0 },
+		],
 	} as unknown as INodeType['description'];
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		if (this.getNodeParameter('writeStaticData', 0, false) === true) {
+			await sleep(this.getNodeParameter('delayMs', 0, 0) as number);
+			this.getWorkflowStaticData('global').lastRun = Date.now();
+		}
 		return [this.getInputData()];
 	}
 }
@@ -72,6 +100,8 @@ export interface ReceivedRequest {
 	status: number;
 	response: string;
 	result?: IWebhookResponseData;
+	/** webhook() threw: n8n answered 500 and recorded a failed execution (its error workflow runs). */
+	failedExecution?: boolean;
 	/** ms from the request's last byte to the answer's end, inside the server. */
 	answerMs: number;
 	/** Wall-clock time (Date.now()) of the answer's end, to order it against other logs. */
@@ -129,6 +159,16 @@ export interface FakeN8nOptions {
 	queueMode?: boolean;
 	/** The trigger's node version (default 2). */
 	typeVersion?: number;
+	/** Parameters of the node after the trigger (PassThrough's writeStaticData, delayMs). */
+	afterParameters?: INodeParameters;
+	/**
+	 * The n8n whose static data handling is played (default 2, as 2.40.7): in 2.x every run of a
+	 * webhook's execution first makes a Workflow over the request's static data object
+	 * (establishContextForPersistence in workflow-runner.js), which resets n8n's "changed" flag,
+	 * so a request that starts an execution saves no static data, in either mode; in 1.x a queued
+	 * execution leaves the flag, and the webhook process saves.
+	 */
+	n8nMajor?: 1 | 2;
 }
 
 export class FakeN8n {
@@ -146,9 +186,15 @@ export class FakeN8n {
 
 	listening = false;
 
+	/** n8n is down: every request's connection is broken off (its registrations stay as they are). */
+	offline = false;
+
 	readonly requests: ReceivedRequest[] = [];
 
 	readonly runs: IRun[] = [];
+
+	/** The crons the trigger's `trigger` method registered (n8n's registerCron) while active. */
+	crons: Array<() => void> = [];
 
 	/** The trigger's class of the node's version. */
 	readonly triggerType: INodeType;
@@ -186,6 +232,10 @@ export class FakeN8n {
 	static async start(options: FakeN8nOptions): Promise<FakeN8n> {
 		const n8n = new FakeN8n(options);
 		n8n.server = createServer((req, res) => {
+			if (n8n.offline) {
+				req.socket.destroy(); // n8n is down: the connection breaks off unanswered
+				return;
+			}
 			const work = n8n.handle(req, res).catch((error: Error) => {
 				if (!res.headersSent) res.statusCode = 500;
 				res.end(JSON.stringify({ message: error.message }));
@@ -217,7 +267,7 @@ export class FakeN8n {
 			type: 'test.passThrough',
 			typeVersion: 1,
 			position: [200, 0],
-			parameters: {},
+			parameters: this.options.afterParameters ?? {},
 		};
 		const connections: IConnections = {
 			[this.node.name]: { main: [[{ node: after.name, type: 'main', index: 0 }]] },
@@ -295,24 +345,63 @@ export class FakeN8n {
 			this.staticData = clone(workflow.staticData);
 	}
 
-	/** ActiveWorkflowManager: activation (checkExists, create) and saving static data. */
-	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
-		this.active = true;
-		const workflow = this.workflow(clone(this.staticData));
-		try {
-			if (!(await this.hook('checkExists', workflow, 'trigger', activation, false)))
-				await this.hook('create', workflow, 'trigger', activation, false);
-		} catch (error) {
-			this.active = false;
-			this.save(workflow);
+	/** The node's `trigger` method, as n8n's TriggersAndPollers runs it; its crons are kept. */
+	private async startTrigger(workflow: Workflow, activation: WorkflowActivateMode): Promise<void> {
+		if (!this.triggerType.trigger) return; // a trigger without one (as released before)
+		const node = workflow.getNode(this.node.name)!;
+		const fail = (error: Error) => {
 			throw error;
-		}
-		this.save(workflow);
+		};
+		const context = new TriggerContext(
+			workflow,
+			node,
+			this.additionalData(),
+			'trigger',
+			activation,
+			() => fail(new Error('the MediaGen Trigger must never emit from its trigger method')),
+			fail,
+			fail,
+			{ registerCron: (_cron, onTick) => void this.crons.push(() => onTick(new Date())) },
+		);
+		await this.triggerType.trigger!.call(context);
 	}
 
-	/** ActiveWorkflowManager.clearWebhooks: delete in mode internal. */
+	/**
+	 * n8n 2.40.7's WorkflowTriggerActivator.activateInternal (publish, re-publish, every start of
+	 * n8n): the webhooks (checkExists, create) and the trigger method side by side on one Workflow,
+	 * then static data saved.
+	 */
+	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
+		this.active = true;
+		this.crons = [];
+		const workflow = this.workflow(clone(this.staticData));
+		const [webhooks, trigger] = await Promise.allSettled([
+			(async () => {
+				if (!(await this.hook('checkExists', workflow, 'trigger', activation, false)))
+					await this.hook('create', workflow, 'trigger', activation, false);
+			})(),
+			this.startTrigger(workflow, activation),
+		]);
+		this.save(workflow);
+		// the retry of missed deliveries runs in the background: tests wait for it here
+		await recoveriesSettled();
+		const failed = [webhooks, trigger].find((result) => result.status === 'rejected');
+		if (failed) {
+			this.active = false;
+			throw (failed as PromiseRejectedResult).reason;
+		}
+	}
+
+	/** Fires the periodic checks the trigger registered (what n8n's cron does) and waits for them. */
+	async fireCrons(): Promise<void> {
+		for (const tick of this.crons) tick();
+		await recoveriesSettled();
+	}
+
+	/** ActiveWorkflowManager.clearWebhooks: delete in mode internal; the trigger's crons go. */
 	async deactivate(): Promise<boolean> {
 		this.active = false;
+		this.crons = [];
 		const workflow = this.workflow(clone(this.staticData));
 		const result = await this.hook('delete', workflow, 'internal', 'update', false);
 		this.save(workflow);
@@ -353,20 +442,14 @@ export class FakeN8n {
 		void work.finally(() => this.pending.delete(work));
 	}
 
-	/** LiveWebhooks / TestWebhooks.executeWebhook + webhook-helpers.executeWebhook, condensed. */
-	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const chunks: Buffer[] = [];
-		for await (const chunk of req) chunks.push(chunk as Buffer);
-		const rawBody = Buffer.concat(chunks);
+	/** The request's record, and its answer's status, body and time captured when it ends. */
+	private recordOf(req: IncomingMessage, res: ServerResponse, path: string): ReceivedRequest {
 		const received = performance.now();
-		const path = new URL(req.url ?? '/', this.origin).pathname;
-		const test = path.startsWith('/webhook-test/');
-		const expected = new URL(test ? this.testUrl : this.productionUrl).pathname;
 		const record: ReceivedRequest = {
 			path,
-			test,
+			test: path.startsWith('/webhook-test/'),
 			headers: req.headers,
-			body: rawBody.toString('utf8'),
+			body: '',
 			status: 0,
 			response: '',
 			answerMs: 0,
@@ -374,31 +457,60 @@ export class FakeN8n {
 			started: false,
 		};
 		this.requests.push(record);
-		const response = expressResponse(res);
 		const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
-		let body = '';
 		(res as unknown as { end: (...args: unknown[]) => ServerResponse }).end = (...args) => {
-			if (typeof args[0] === 'string' || Buffer.isBuffer(args[0])) body = String(args[0]);
 			record.status = res.statusCode;
-			record.response = body;
+			record.response =
+				typeof args[0] === 'string' || Buffer.isBuffer(args[0]) ? String(args[0]) : '';
 			record.answerMs = performance.now() - received;
 			record.answeredAt = Date.now();
 			return end(...args);
 		};
+		return record;
+	}
+
+	/**
+	 * WebhookService.runWebhook inside webhook-helpers.executeWebhook: a webhook() that throws is
+	 * answered 500 and n8n runs a failed execution (and the workflow's error workflow).
+	 */
+	private async runWebhook(
+		context: WebhookContext,
+		record: ReceivedRequest,
+		response: ExpressLike,
+	): Promise<IWebhookResponseData | undefined> {
+		try {
+			return (await this.webhookProcess.webhook!.call(context)) as IWebhookResponseData;
+		} catch (error) {
+			record.failedExecution = true;
+			if (!response.headersSent)
+				response
+					.status(500)
+					.json({ message: `Workflow could not be started: ${(error as Error).message}` });
+			return undefined;
+		}
+	}
+
+	/** LiveWebhooks / TestWebhooks.executeWebhook + webhook-helpers.executeWebhook, condensed. */
+	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const path = new URL(req.url ?? '/', this.origin).pathname;
+		const record = this.recordOf(req, res, path);
+		const { test } = record;
+		const response = expressResponse(res);
+		const expected = new URL(test ? this.testUrl : this.productionUrl).pathname;
 		const registered = test ? this.listening : this.active;
 		if (path !== expected || req.method !== 'POST' || !registered) {
 			response.status(404).json({ message: 'The requested webhook is not registered' });
 			return;
 		}
-
-		// as n8n's body parser: rawBody kept, body parsed
-		let parsed: unknown = {};
+		// n8n's body handling before the node (n8nRequest.ts): a body it cannot parse is refused
+		const request = rawBodyReader(req);
 		try {
-			parsed = JSON.parse(rawBody.toString('utf8'));
-		} catch {
-			parsed = {}; // not JSON: n8n would keep an empty body too
+			await parseRequestBody(request, this.node.typeVersion);
+		} catch (error) {
+			const status = error instanceof N8nResponseError ? error.status : 500;
+			response.status(status).json({ message: (error as Error).message });
+			return;
 		}
-		Object.assign(req, { rawBody, body: parsed, query: {}, params: {} });
 
 		const staticData: IDataObject = clone(test ? this.testStaticData : this.staticData);
 		const workflow = this.workflow(staticData);
@@ -406,18 +518,23 @@ export class FakeN8n {
 		const executionId = randomUUID();
 		const additionalData = {
 			...this.additionalData(executionId),
-			httpRequest: req,
+			httpRequest: request,
 			httpResponse: response,
 		} as unknown as IWorkflowExecuteAdditionalData;
 		const webhookData = this.webhookData(workflow, additionalData, test);
 		const node = workflow.getNode(this.node.name)!;
 		const context = new WebhookContext(workflow, node, additionalData, mode, webhookData, [], null);
-		const result = (await this.webhookProcess.webhook!.call(context)) as IWebhookResponseData;
+		const result = await this.runWebhook(context, record, response);
+		record.body = request.rawBody?.toString('utf8') ?? '';
+		if (!result) return;
 		record.result = result;
 		if (test) this.testStaticData = clone(workflow.staticData);
+		if (result.noWebhookResponse && !test) this.save(workflow); // answered by the node itself
 
 		if (result.workflowData) {
 			record.started = true;
+			// 2.x: the run makes a Workflow over the request's static data first (resets "changed")
+			if (this.options.n8nMajor !== 1 || !this.options.queueMode) this.workflow(staticData);
 			const executionStaticData = this.options.queueMode ? clone(staticData) : staticData;
 			this.track(this.execute(result.workflowData, mode, executionStaticData, executionId));
 		}
@@ -433,9 +550,9 @@ export class FakeN8n {
 					);
 			else
 				response.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
+			// LiveWebhooks saves static data after the answer
+			if (!test) this.save(workflow);
 		}
-		// LiveWebhooks saves static data after the answer
-		if (!test) this.save(workflow);
 		if (test && result.workflowData) await this.stopListening();
 	}
 
@@ -455,7 +572,11 @@ export class FakeN8n {
 		);
 		let finished: (run: IRun) => void = () => {};
 		const done = new Promise<IRun>((resolve) => (finished = resolve));
-		hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
+		hooks.addHandler('workflowExecuteAfter', (run, newStaticData) => {
+			// n8n saves the execution's copy of static data when a node changed it (not for tests)
+			if (newStaticData && mode !== 'manual') this.staticData = clone(newStaticData);
+			finished(run);
+		});
 		const additionalData = {
 			...this.additionalData(executionId),
 			hooks,

@@ -50,10 +50,10 @@ test('one schema per operation of every action node version, one per trigger ver
 		expected.push(`${dirOf.mediaGenTrigger}/__schema__/${versionDir(Number(version))}/output.json`);
 	}
 	expect(files.map((f) => f.path).sort()).toEqual(expected.sort());
-	// 186 operations in version 1 of the action nodes, 191 in version 2 (the five Wait and Collect
-	// operations of issue #24), 56 in version 3 (MediaGen Ads and Influencer), and the trigger's
-	// versions 1 to 3
-	expect(files).toHaveLength(436);
+	// 186 operations in version 1 of the action nodes, 192 in version 2 (the five Wait and Collect
+	// operations of issue #24, Webhook → Retry Failed Deliveries of #32), 56 in version 3 (MediaGen
+	// Ads and Influencer), and the trigger's versions 1 to 3
+	expect(files).toHaveLength(437);
 });
 
 test('every declared answer is the answer of an endpoint of the catalog', () => {

@@ -12,9 +12,11 @@ import { plain } from './plain';
 import { resultAsset } from './resultAsset';
 import { textResult } from './textResult';
 import { upload } from './upload';
+import { webhookRetry } from './webhookRetry';
 
 /** The behaviour of an endpoint (at most one of them applies to any endpoint of the catalog). */
 export function behaviourOf(endpoint: Endpoint): Behaviour {
+	if (endpoint.nodeOperation?.kind === 'retryDeliveries') return webhookRetry;
 	if (endpoint.binary === 'upload') return upload;
 	if (endpoint.paginate) return list;
 	if (endpoint.binary === 'download') return download;

@@ -172,10 +172,12 @@ export interface EndpointBehaviour {
 	reserves?: { cancel: string };
 	/**
 	 * A node operation of its own (no endpoint of the spec): it waits for jobs that already exist
-	 * (`wait`: the job id is the path parameter `jobId`), or collects the generations an n8n
-	 * execution started (`collect`, found by their provenance). From node version `since`.
+	 * (`wait`: the job id is the path parameter `jobId`), collects the generations an n8n
+	 * execution started (`collect`, found by their provenance), or retries the failed deliveries
+	 * of a webhook endpoint (`retryDeliveries`, read from its delivery log). From node version
+	 * `since`.
 	 */
-	nodeOperation?: { kind: 'wait' | 'collect'; jobId?: string; since: number };
+	nodeOperation?: { kind: 'wait' | 'collect' | 'retryDeliveries'; jobId?: string; since: number };
 	/**
 	 * Binary in or out: download an asset, upload a binary file, a text answer as a file, or an
 	 * answer that is an asset whose file can be downloaded too (`resultAsset`).

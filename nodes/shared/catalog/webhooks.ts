@@ -1,4 +1,4 @@
-import { endpoint, group, manyOf, oneOf, ref, str } from './dsl';
+import { bool, endpoint, group, manyOf, oneOf, ref, str } from './dsl';
 
 /** Event types a webhook endpoint can subscribe to (spec doc 1, "Events"). */
 export const EVENT_TYPES = [
@@ -83,5 +83,22 @@ export const webhooks = group('webhook', 'Webhook', { doc: 1, section: 'Webhooks
 		name: 'Retry Delivery',
 		action: 'Retry a failed webhook delivery',
 		path: { id: str({ displayName: 'Delivery ID' }) },
+	}),
+	endpoint('retryFailedDeliveries', 'GET /webhooks/{id}/deliveries', 'webhooks.manage', {
+		name: 'Retry Failed Deliveries',
+		action: 'Retry the failed deliveries of a webhook endpoint',
+		description:
+			'Enable the endpoint if MediaGen disabled it, then have MediaGen send its failed deliveries again, oldest first: the events an n8n outage missed. For a MediaGen Trigger in manual mode, run it from a Schedule Trigger.',
+		path: webhookId,
+		query: {
+			enableEndpoint: bool({
+				top: true,
+				default: true,
+				displayName: 'Enable If Disabled',
+				description:
+					'Whether to enable the endpoint first when MediaGen disabled it (after 15 failed events in a row); its ID, URL and secret stay',
+			}),
+		},
+		nodeOperation: { kind: 'retryDeliveries', since: 2 },
 	}),
 ]);
