@@ -3,6 +3,8 @@
  * reused buffer to their signed URLs, then `POST /uploads/{id}/complete`, remembered so that a
  * re-run finds the asset instead of making a second one. The reasons: docs/files.md.
  */
+import { createHash } from 'node:crypto';
+
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -25,8 +27,7 @@ import {
 	withTransferRetries,
 } from './signedUrl';
 import { asNodeError, cancelSignalOf, mediaGenRequest, statusOf } from './transport';
-import type { UploadMemory } from './uploadMemory';
-import { uploadKey, uploadMemory } from './uploadMemory';
+import type { RunMemory, UploadMemory } from './runMemory';
 
 /** Tunables, exported for tests and benchmarks. */
 export const UPLOAD = {
@@ -315,6 +316,12 @@ async function sendParts(
 	return etags;
 }
 
+/** What an upload is for: its POST /uploads body and the stored file it reads, if any. */
+export function uploadKey(startBody: IDataObject, binaryId: string | undefined): string {
+	const material = JSON.stringify({ body: startBody, file: binaryId ?? null });
+	return createHash('sha256').update(material).digest('hex').slice(0, 32);
+}
+
 /**
  * Uploads an item's binary property (checked in the prepare step: binaryFileInfo) with an already
  * validated POST /uploads body; returns the asset. In a re-run of the same run position (n8n's run
@@ -325,7 +332,7 @@ export async function uploadBinary(
 	ctx: IExecuteFunctions,
 	subject: UploadSubject,
 	startBody: IDataObject,
-	position: number,
+	runMemory: RunMemory,
 ): Promise<IDataObject> {
 	const { itemIndex, propertyName, file } = subject;
 	const binary: IBinaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
@@ -338,7 +345,7 @@ export async function uploadBinary(
 		);
 	}
 	const body = { ...startBody, size };
-	const memory = uploadMemory(ctx, position, itemIndex, uploadKey(body, binary.id));
+	const memory = runMemory.upload(itemIndex, uploadKey(body, binary.id));
 	const earlier = await earlierAsset(ctx, subject, memory);
 	if (earlier) return earlier;
 

@@ -97,7 +97,8 @@ class Clock {
 				if (Number.isFinite(parsed)) date = parsed;
 			},
 		}).catch(() => undefined);
-		return date === undefined ? undefined : date - Math.round((sent + Date.now()) / 2);
+		// the Date header has whole seconds: its middle, against the middle of the request
+		return date === undefined ? undefined : date + 500 - Math.round((sent + Date.now()) / 2);
 	}
 }
 

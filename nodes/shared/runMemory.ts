@@ -44,6 +44,31 @@ interface Memory {
 	began?: Record<string, number>;
 	/** Ids of jobs and tasks finished positions took: a later lookup must not take them again. */
 	claimed?: string[];
+	/** The upload each item's complete was sent for (binaryUpload.ts), per position and item. */
+	uploads?: Record<string, Record<string, RememberedUpload>>;
+}
+
+/** One item's upload as remembered. */
+export interface RememberedUpload {
+	/** What the upload was for (binaryUpload.ts, uploadKey): another file or body is another upload. */
+	key: string;
+	uploadId: string;
+	/** The parts the complete listed (kept until its answer is known). */
+	parts?: Array<{ partNumber: number; etag: string }>;
+	/** The asset the complete answered. */
+	assetId?: string;
+}
+
+/** One item's upload in the run's memory: a re-run asks MediaGen for its asset, not a new one. */
+export interface UploadMemory {
+	/** The upload an earlier try of this run made for the item, if it was for the same thing. */
+	remembered(): RememberedUpload | undefined;
+	/** Notes an upload whose complete is about to be sent. */
+	completing(uploadId: string, parts: Array<{ partNumber: number; etag: string }>): void;
+	/** Notes the asset the complete answered. */
+	completed(uploadId: string, assetId: string): void;
+	/** Forgets the item's upload (it made no asset: a re-run starts a new one). */
+	forget(): void;
 }
 
 const KEY = 'mediaGenRun';
@@ -115,6 +140,8 @@ export interface RunMemory {
 	clear(keepClaims: boolean): void;
 	/** Whether an earlier try of this run wrote here (so its jobs are known without MediaGen). */
 	recorded(): boolean;
+	/** The item's upload for `key` (what it is for). */
+	upload(itemIndex: number, key: string): UploadMemory;
 }
 
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
@@ -162,12 +189,31 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 		clear: (keepClaims) => {
 			const taken = keepClaims ? idsOf(memory.started?.[at]) : [];
 			if (taken.length) memory.claimed = [...new Set([...(memory.claimed ?? []), ...taken])];
-			for (const byPosition of [memory.started, memory.answered, memory.unsure, memory.began])
-				if (byPosition) delete byPosition[at];
+			const positions = [
+				memory.started,
+				memory.answered,
+				memory.unsure,
+				memory.began,
+				memory.uploads,
+			];
+			for (const byPosition of positions) if (byPosition) delete byPosition[at];
 		},
 		recorded: () =>
 			memory.started?.[at] !== undefined ||
 			memory.answered?.[at] !== undefined ||
 			memory.unsure?.[at] !== undefined,
+		upload: (itemIndex, key) => {
+			const item = String(itemIndex);
+			const set = (entry: RememberedUpload) => (((memory.uploads ??= {})[at] ??= {})[item] = entry);
+			return {
+				remembered: () => {
+					const entry = memory.uploads?.[at]?.[item];
+					return entry?.key === key ? entry : undefined;
+				},
+				completing: (uploadId, parts) => void set({ key, uploadId, parts }),
+				completed: (uploadId, assetId) => void set({ key, uploadId, assetId }),
+				forget: () => void delete memory.uploads?.[at]?.[item],
+			};
+		},
 	};
 }

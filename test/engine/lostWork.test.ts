@@ -290,7 +290,7 @@ describe('job kinds found by the record they belong to', () => {
 			credentials: creds(),
 		});
 		expect(earlier.error).toBeUndefined();
-		await sleep(3500);
+		await sleep(5000);
 		const saved = new SavedExecutions();
 		const workflow = chain([{ project: p.body.id }, { project: MISSING }], [node]);
 		const x = await firstTry(workflow, 'rec-x', saved);

@@ -31,7 +31,7 @@ export const upload: Behaviour = {
 			ctx,
 			{ itemIndex, propertyName, file },
 			request.body ?? {},
-			run.position,
+			run.memory,
 		);
 		return outputs([asset], itemIndex);
 	},
