@@ -459,19 +459,30 @@ interface RemoteWebhook {
 	status: string;
 }
 
+/**
+ * A request of the demo itself to the sandbox, with the key the workflows use: a 429 (the key's
+ * 120 requests a minute, shared with the nodes) waits for its Retry-After and is sent again.
+ */
 async function api<T>(sb: Sandbox, method: string, p: string, body?: unknown): Promise<T> {
-	const res = await fetch(`${sb.baseUrl}${p}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${sb.keys.pro}`,
-			'content-type': 'application/json',
-			...(method === 'POST' ? { 'idempotency-key': `demo-${Date.now()}-${Math.random()}` } : {}),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${text}`);
-	return JSON.parse(text) as T;
+	for (let attempt = 0; ; attempt++) {
+		const res = await fetch(`${sb.baseUrl}${p}`, {
+			method,
+			headers: {
+				authorization: `Bearer ${sb.keys.pro}`,
+				'content-type': 'application/json',
+				...(method === 'POST' ? { 'idempotency-key': `demo-${Date.now()}-${Math.random()}` } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		if (res.status === 429 && attempt < 10) {
+			const after = Number(res.headers.get('retry-after') ?? 1);
+			await new Promise((r) => setTimeout(r, Math.max(1, after) * 1000));
+			continue;
+		}
+		if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${text}`);
+		return JSON.parse(text) as T;
+	}
 }
 
 async function endpointsAt(sb: Sandbox, origin: string): Promise<RemoteWebhook[]> {
@@ -490,7 +501,8 @@ async function until<T>(
 		if (v !== undefined) return v;
 		if (Date.now() > end)
 			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 300));
+		// a second between looks: the demo's own requests share the key's rate limit with the nodes
+		await new Promise((r) => setTimeout(r, 1000));
 	}
 }
 

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 
 import type { Example, GenerationRecord } from '../../scripts/demoSetup';
 import { runExamplePair, runManualExample } from '../../scripts/demoSetup';
-import { client } from '../sandbox/helpers';
+import { patientClient } from '../sandbox/helpers';
 import { describeE2E, nodeItems } from './n8n';
 import { MIN, useDemoSuite } from './workflows';
 
@@ -34,7 +34,7 @@ describeE2E('no code in a real n8n: the ad matrix, and long jobs across two work
 	const suite = useDemoSuite('e2e no code');
 	const example = (file: string): Example & { skip?: string } =>
 		suite.ctx.examples.find((e) => e.file === file)!;
-	const api = () => client(suite.ctx.sandbox, suite.ctx.sandbox.keys.pro);
+	const api = () => patientClient(suite.ctx.sandbox, suite.ctx.sandbox.keys.pro);
 	const balance = () => suite.ctx.sandbox.control.credits('main').balance;
 	/** The settled ledger entries after entry `after` (charges, grants, adjustments). */
 	const ledgerSince = async (after: number): Promise<LedgerEntry[]> =>

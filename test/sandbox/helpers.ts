@@ -40,6 +40,21 @@ export function client(sb: Sandbox, key: string | undefined): Call {
 	};
 }
 
+/**
+ * A client for tests that share the key with n8n's workflows (e2e): a 429 waits for its
+ * Retry-After and is sent again, as the nodes do, instead of failing the test's own read.
+ */
+export function patientClient(sb: Sandbox, key: string | undefined): Call {
+	const call = client(sb, key);
+	return async (method, path, body, headers) => {
+		for (let attempt = 0; ; attempt++) {
+			const res = await call(method, path, body, headers);
+			if (res.status !== 429 || attempt >= 10) return res;
+			await sleep(Math.max(1, Number(res.headers.get('retry-after') ?? 1)) * 1000);
+		}
+	};
+}
+
 export async function start(options: SandboxOptions = {}): Promise<Sandbox> {
 	return startSandbox({
 		port: 0,
