@@ -37,9 +37,9 @@ import { MediaGenInfluencer } from '../nodes/MediaGenInfluencer/MediaGenInfluenc
 import { MediaGenTrigger } from '../nodes/MediaGenTrigger/MediaGenTrigger.node.ts';
 import { catalog } from '../nodes/shared/catalog';
 import type { Endpoint } from '../nodes/shared/catalog/dsl';
-import { INPUT_SOURCES_VERSION } from '../nodes/shared/catalog/dsl';
-import { findEndpoint } from '../nodes/shared/router';
-import { simplify } from '../nodes/shared/tool';
+import { INPUT_SOURCES_VERSION } from '../nodes/shared/catalog/versions';
+import { simplify } from '../nodes/shared/form/output';
+import { findEndpoint } from '../nodes/shared/run/execute';
 import {
 	RESPONSES,
 	deliveryRetries,
@@ -159,7 +159,7 @@ function arrayItems(record: JsonSchema, key: string, where: string): JsonSchema 
 	return items;
 }
 
-/** The simplified record (Output: Simplified, nodes/shared/tool.ts `simplify`). */
+/** The simplified record (Output: Simplified, nodes/shared/jobs/toolCall.ts `simplify`). */
 function simplified(record: JsonSchema, where: string): JsonSchema {
 	const keys = Object.keys(record.properties ?? {});
 	const required = record.required ?? [];
@@ -183,7 +183,7 @@ function simplified(record: JsonSchema, where: string): JsonSchema {
 
 /**
  * The default output item of one operation of a node version, from what its endpoint answers and
- * what the node does with it (nodes/shared/router.ts `sendItem`, jobs.ts `jobOutput`).
+ * what the node does with it (nodes/shared/run/execute.ts `sendItem`, jobs.ts `jobOutput`).
  */
 export function operationSchema(
 	e: Endpoint,

@@ -2,8 +2,8 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { influencerGroups } from '../shared/catalog/influencer';
-import { INPUT_SOURCES_VERSION } from '../shared/catalog/dsl';
-import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
+import { INPUT_SOURCES_VERSION } from '../shared/catalog/versions';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node/versions';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Influencer',

@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path';
 
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { catalog } from '../../nodes/shared/catalog';
-import { endpoint, GENERATION_JOB } from '../../nodes/shared/catalog/dsl';
-import { endpointsOf } from '../../nodes/shared/fields/names';
+import { GENERATION_POLL, endpoint } from '../../nodes/shared/catalog/dsl';
+import { endpointsOf } from '../../nodes/shared/catalog/versions';
 import {
 	ROOT,
 	fileText,
@@ -80,7 +80,7 @@ describe('a new operation', () => {
 		const e = endpoint('wait', 'POST /generations/{id}/wait', 'content.read', {
 			name: 'Wait',
 			action: 'Wait for a generation',
-			job: GENERATION_JOB,
+			job: { ...GENERATION_POLL, waitsOnly: true },
 		});
 		const settings = { waitForCompletion: true, returnAs: 'json' };
 		expect(operationSchema(e, settings, 'wait')).toEqual(generation);
@@ -90,7 +90,7 @@ describe('a new operation', () => {
 		const e = endpoint('looks', 'POST /characters/{id}/looks', 'content.create', {
 			name: 'Looks',
 			action: 'Generate looks',
-			job: GENERATION_JOB,
+			job: { ...GENERATION_POLL, waitsOnly: true },
 		});
 		// the answer is a batch: one item per job of it
 		expect(operationSchema(e, { waitForCompletion: false }, 'looks')).toEqual(generation);

@@ -6,8 +6,8 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { claimEvidence } from '../recovery';
-import { asNodeError, statusOf } from '../transport';
+import { claimEvidence } from '../durable/recovery';
+import { asNodeError, statusOf } from '../transport/errors';
 import type { Behaviour, ItemPlan, RunState } from './behaviour';
 import { outputs, requestPlan, sendRequest } from './behaviour';
 import { toItems } from './plain';

@@ -12,7 +12,7 @@ import {
 	listEndpoints,
 	readDeliveryLog,
 	retryDeliveries,
-} from '../webhookDeliveries';
+} from '../webhooks/deliveries';
 import type { Behaviour } from './behaviour';
 import { outputs, requestPlan } from './behaviour';
 

@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Endpoint, Field, JsonValue } from '../catalog/dsl';
-import { namedValuesOf } from '../namedValues';
-import { asNodeError } from '../transport';
+import { asNodeError } from '../transport/errors';
+import { namedValuesOf } from './namedValues';
 import { displayNameOf, layoutOf, optionalCollectionOf, pathParamName } from './names';
 import { coerce, fail, FieldError, isBlank, readFields } from './validation';
 

@@ -4,9 +4,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-
-import type { MediaGenContext } from './transport';
-import { mediaGenRequest } from './transport';
+import type { MediaGenContext } from './context';
+import { mediaGenRequest } from './request';
 
 /** One page of a list: its records and the cursor of the next one (undefined at the end). */
 export interface Page {

@@ -7,8 +7,8 @@ import { createHash, randomUUID } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions, IRunExecutionData, ITaskData } from 'n8n-workflow';
 
-import type { SavedView } from './runMemory';
-import { rememberedToken, rememberedView, rememberToken, rememberView } from './runMemory';
+import type { SavedView } from './memory';
+import { rememberedToken, rememberedView, rememberToken, rememberView } from './memory';
 
 export interface RunIdentity {
 	/** What default idempotency keys and the provenance's `run` derive from. */

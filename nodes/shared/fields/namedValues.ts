@@ -5,8 +5,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Field } from './catalog/dsl';
-import { INPUT_SOURCES_VERSION } from './catalog/dsl';
+import type { Field } from '../catalog/dsl';
+import { INPUT_SOURCES_VERSION } from '../catalog/versions';
 
 const sourceOf = (key: string) => `${key}Source`;
 const pairsOf = (key: string) => `${key}Fields`;

@@ -1,7 +1,8 @@
 /**
- * The execute() of every catalog node: one node run (all its items) in phases, prepare → recover
- * (a retry of a crashed execution) → guard credits → send → wait → outputs. What an operation
- * does in each phase is its behaviour's (behaviours/); docs/architecture.md, docs/batches.md.
+ * The execute() of every catalog node: one node run (all its items) in six phases, 1 prepare →
+ * 2 recover (an earlier try's work found again) → 3 guard (credits, budget) → 4 send → 5 wait →
+ * 6 outputs. It runs the phases; what an operation does in each phase is its behaviour's
+ * (behaviours/). docs/architecture.md, docs/batches.md.
  */
 import type {
 	IDataObject,
@@ -11,23 +12,24 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ItemPlan, RunState, SendResult } from './behaviours/behaviour';
-import { behaviourOf } from './behaviours';
-import { RunBudget } from './budget/run';
-import { addIdempotencyKey } from './behaviours/idempotency';
-import { guard, needsEstimate } from './behaviours/job';
-import type { Endpoint, Group } from './catalog/dsl';
+import { behaviourOf } from '../behaviours';
+import type { ItemPlan, RunState, SendResult } from '../behaviours/behaviour';
+import { addIdempotencyKey } from '../behaviours/idempotency';
+import { guard, needsEstimate } from '../behaviours/job';
+import { RunBudget } from '../budget/run';
+import type { Endpoint, Group } from '../catalog/dsl';
+import type { SavedView } from '../durable/memory';
+import { runMemory } from '../durable/memory';
+import { applyOutput } from '../form/output';
+import type { JobSettings } from '../jobs/output';
+import { jobOutput } from '../jobs/output';
+import type { PendingJob } from '../jobs/poller';
+import { waitForJobs } from '../jobs/poller';
+import { isToolCall, stillRunning, TOOL_MODE } from '../jobs/toolCall';
+import { asNodeError } from '../transport/errors';
 import { listFromItems } from './itemLists';
-import type { JobSettings } from './jobs';
-import { jobOutput } from './jobs';
-import type { PendingJob } from './poller';
-import { waitForJobs } from './poller';
-import type { SavedView } from './runMemory';
-import { runMemory } from './runMemory';
-import { establish, inFlight, recoverAll } from './runStart';
-import { beforeSending, costHint, errorItem, withStartedJobs } from './runReport';
-import { isToolCall, simplify, stillRunning, TOOL_MODE } from './tool';
-import { asNodeError } from './transport';
+import { beforeSending, costHint, errorItem, withStartedJobs } from './report';
+import { establish, inFlight, recoverAll } from './start';
 
 /** Finds the endpoint of a resource and operation. */
 export function findEndpoint(
@@ -86,7 +88,7 @@ function endpointOf(ctx: IExecuteFunctions, groups: Group[], itemIndex: number):
 	return endpoint;
 }
 
-/** Phase 1, one item: its behaviour's prepare step, and its idempotency key. No request. */
+/** Phase 1 (prepare), one item: its behaviour's prepare step, and its idempotency key. No request. */
 async function prepareItem(
 	run: NodeRun,
 	endpoint: Endpoint,
@@ -112,13 +114,13 @@ function sharedKeys(plans: ItemPlan[]): Map<number, { key: string; first: number
 	return shared;
 }
 
-/** An item's error as its output, or (without Continue On Fail) the error that stops the node. */
+/** An item's error as its output item (its caller decides whether the node stops instead). */
 function failItem(run: NodeRun, error: unknown, itemIndex: number): void {
 	run.results[itemIndex] = [errorItem(error as Error, itemIndex)];
 }
 
 /**
- * Refused items (prepare or guard): without Continue On Fail the first stops the node, nothing
+ * Refused items (prepare, recover or guard): without Continue On Fail the first stops the node, nothing
  * sent for any item; with it, each becomes an error item and the others go on.
  */
 function refuse(
@@ -136,7 +138,7 @@ function refuse(
 }
 
 /**
- * Phase 1: every item read, checked and planned, no request. An invalid item stops the node
+ * Phase 1, prepare: every item read, checked and planned, no request. An invalid item stops the node
  * before anything is sent (with Continue On Fail it becomes an error item, the others go on).
  */
 async function prepareAll(run: NodeRun, groups: Group[]): Promise<void> {
@@ -207,7 +209,7 @@ async function inWindow(
 
 /** Max Credits per Run against the sum of the estimates (the smallest limit set on an item). */
 function checkRunLimit(run: NodeRun, runLimit: number): void {
-	const creating = run.plans.filter((p) => p.job && !p.job.restored);
+	const creating = run.plans.filter((p) => p.job && !p.job.known);
 	const unknown = creating.find((p) => p.job?.estimate === undefined);
 	const total = creating.reduce((sum, p) => sum + (p.job?.estimate ?? 0), 0);
 	if (!unknown && total <= runLimit) return;
@@ -227,7 +229,7 @@ function checkRunLimit(run: NodeRun, runLimit: number): void {
 }
 
 /**
- * Phase 2: the estimates the run needs (free), all before the first create; Max Credits per
+ * Phase 3, guard: the estimates the run needs (free), all before the first create; Max Credits per
  * item, then per run.
  */
 async function guardAll(run: NodeRun): Promise<void> {
@@ -296,7 +298,7 @@ async function stopSending(
 	}
 }
 
-/** Phase 3: plain reads a few at a time, anything else one by one in item order. */
+/** Phase 4, send: plain reads a few at a time, anything else one by one in item order. */
 async function sendAll(run: NodeRun): Promise<void> {
 	const failed = new Map<number, unknown>();
 	await inWindow(
@@ -335,7 +337,7 @@ async function sendAll(run: NodeRun): Promise<void> {
 }
 
 /**
- * Phases 4 and 5: every job of the run waited for together, then one output per job, in item
+ * Phases 5 and 6, wait and outputs: every job of the run waited for together, then one output per job, in item
  * order. A tool call waits a bounded time; a job still running then is answered as such.
  */
 async function waitAndOutput(run: NodeRun): Promise<void> {
@@ -392,9 +394,7 @@ function outputOf(run: NodeRun): INodeExecutionData[][] {
 		if (hint) ctx.addExecutionHints(hint);
 	}
 	for (const [itemIndex, items] of run.results.entries()) {
-		if (items && ctx.getNodeParameter('output', itemIndex, 'raw') === 'simplified') {
-			for (const item of items) item.json = simplify(item.json);
-		}
+		if (items) applyOutput(ctx, itemIndex, items);
 	}
 	const filled = run.results.filter((r): r is INodeExecutionData[] => r !== undefined);
 	return [filled.length === 1 ? filled[0] : filled.flat()];

@@ -5,11 +5,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Endpoint, Group, JsonValue, ObjectListField } from './catalog/dsl';
-import { INPUT_SOURCES_VERSION } from './catalog/dsl';
-import { displayNameOf, pathParamName } from './fields/names';
-import { readFields } from './fields/validation';
-import { isToolCall } from './tool';
+import type { Endpoint, Group, JsonValue, ObjectListField } from '../catalog/dsl';
+import { INPUT_SOURCES_VERSION } from '../catalog/versions';
+import { displayNameOf, pathParamName } from '../fields/names';
+import { readFields } from '../fields/validation';
+import { isToolCall } from '../jobs/toolCall';
 
 /** The parameter that says where a list comes from: `combos` → `combosSource`. */
 export const sourceParameter = (key: string) => `${key}Source`;

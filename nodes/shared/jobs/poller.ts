@@ -3,13 +3,16 @@
  * budget, and cancels them at the service when the execution is stopped. The policy and its
  * reasons: docs/batches.md, Waiting for the jobs.
  */
+import type { JobPoll } from '../catalog/dsl';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { cancelJobs } from './cancelJobs';
-import { pageOf } from './pages';
-import { backoffDelay } from './retry';
-import { asNodeError, cancellableSleep, mediaGenRequest, statusOf } from './transport';
+import { asNodeError, statusOf } from '../transport/errors';
+import { pageOf } from '../transport/pages';
+import { cancellableSleep, mediaGenRequest } from '../transport/request';
+import { backoffDelay } from '../transport/retry';
+import { cancelJobs } from './cancel';
+import { fillPath, timeOf } from './paths';
 
 /** Polling bounds; exported so tests and benchmarks can read and scale them. */
 export const POLLING = {
@@ -24,21 +27,11 @@ export const POLLING = {
 	pageSize: 100,
 };
 
-/** Where and how a job is polled, from its endpoint's `job` declaration. */
-export interface JobPoll {
-	/** Path of the single read; `{jobId}` is the job's id. */
-	path: string;
-	/** The polled record holds the job in this array (e.g. an edit's `exports`). */
-	within?: string;
-	/** POST path that cancels the job. */
-	cancel?: string;
-	/** List path that returns such jobs, newest first, with `status=all`, `limit` and `before`. */
-	list?: string;
-}
-
+/** A job the poller waits for (its paths filled in from its endpoint's JobPoll). */
 export interface PendingJob {
 	itemIndex: number;
 	id: string;
+	/** The job's `poll` path, filled in. */
 	pollPath: string;
 	within?: string;
 	cancelPath?: string;
@@ -61,17 +54,10 @@ export interface PendingJob {
 /** Statuses after which a job changes no more; anything else is still running. */
 const DONE = new Set(['completed', 'failed', 'cancelled']);
 
-/** Fills `{jobId}` and the request's path parameters into a path template. */
-export function jobPath(template: string, jobId: string, params: Record<string, string>): string {
-	return template.replace(/\{(\w+)\}/g, (_, name: string) =>
-		encodeURIComponent(name === 'jobId' ? jobId : (params[name] ?? '')),
-	);
-}
-
 export function pendingJob(
 	itemIndex: number,
 	record: IDataObject,
-	poll: JobPoll,
+	declared: JobPoll,
 	params: Record<string, string>,
 	timeoutMinutes: number,
 	now = Date.now(),
@@ -80,10 +66,10 @@ export function pendingJob(
 	const job: PendingJob = {
 		itemIndex,
 		id,
-		pollPath: jobPath(poll.path, id, params),
-		within: poll.within,
-		cancelPath: poll.cancel ? jobPath(poll.cancel, id, params) : undefined,
-		listPath: poll.list && !poll.within ? jobPath(poll.list, id, params) : undefined,
+		pollPath: fillPath(declared.poll, id, params),
+		within: declared.within,
+		cancelPath: declared.cancel ? fillPath(declared.cancel, id, params) : undefined,
+		listPath: declared.list && !declared.within ? fillPath(declared.list, id, params) : undefined,
 		record,
 		startedAt: now,
 		timeoutMinutes,
@@ -104,13 +90,6 @@ export function nextPollDelay(runningMs: number): number {
 }
 
 const settled = (job: PendingJob) => !!(job.result || job.error);
-
-/** A time from a record (ISO text or milliseconds), undefined when it is none. */
-export function timeOf(value: unknown): number | undefined {
-	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-	const time = typeof value === 'number' ? value : Date.parse(value);
-	return Number.isFinite(time) ? time : undefined;
-}
 
 function failure(ctx: IExecuteFunctions, job: PendingJob, record: IDataObject): NodeOperationError {
 	const jobError = (record.error ?? {}) as IDataObject;
@@ -385,7 +364,7 @@ async function sweep(
  * when the execution is cancelled, after cancelling the unsettled jobs at the service. With
  * `until` (a wall-clock time, ms), it returns at that time at the latest, leaving the jobs still
  * running unsettled: nothing is cancelled and no error is made (a tool call's bounded wait,
- * nodes/shared/tool.ts).
+ * nodes/shared/jobs/toolCall.ts).
  */
 export async function waitForJobs(
 	ctx: IExecuteFunctions,

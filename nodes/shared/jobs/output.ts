@@ -1,13 +1,11 @@
 /**
- * A job's credits guard (estimate, Max Credits) and its output once finished (the record, its
- * files as binary or, for a tool, as links). The waiting itself is poller.ts.
+ * A job's output once it has finished: the record, its files as binary or, for a tool, as links.
+ * The waiting itself is poller.ts.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from './binaryDownload';
-import { fileAsLink, isToolCall } from './tool';
-import { mediaGenRequest } from './transport';
+import { downloadAssetToBinary } from '../files/download';
+import { fileAsLink, isToolCall } from './toolCall';
 
 export type ReturnAs = 'json' | 'binary' | 'both';
 
@@ -17,45 +15,6 @@ export interface JobSettings {
 	maxCredits: number;
 	returnAs: ReturnAs;
 	binaryPropertyName: string;
-}
-
-/** POSTs an estimate and returns its credit cost. */
-export async function estimateCredits(
-	ctx: IExecuteFunctions,
-	estimatePath: string,
-	body: unknown,
-	itemIndex: number,
-): Promise<number> {
-	const estimate = await mediaGenRequest<IDataObject>(ctx, {
-		method: 'POST',
-		path: estimatePath,
-		body: body ?? {},
-		itemIndex,
-	});
-	const credits = Number(estimate?.credits);
-	if (!Number.isFinite(credits)) {
-		throw new NodeOperationError(ctx.getNode(), 'The estimate did not return a credit cost', {
-			itemIndex,
-			description: 'Nothing was started or charged.',
-		});
-	}
-	return credits;
-}
-
-/** Refuses, before anything is created, a job whose estimate is above Max Credits. */
-export function checkMaxCredits(
-	ctx: IExecuteFunctions,
-	credits: number,
-	maxCredits: number,
-	itemIndex: number,
-): void {
-	if (credits > maxCredits) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Estimated cost is ${credits} credits, above Max Credits (${maxCredits})`,
-			{ itemIndex, description: 'Nothing was started or charged. Raise Max Credits to allow it.' },
-		);
-	}
 }
 
 /** The jobs an answer started: one record, or several in `{ data: [...] }`. */

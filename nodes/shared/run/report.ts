@@ -6,8 +6,8 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
-import type { PendingJob } from './poller';
-import { asNodeError } from './transport';
+import type { PendingJob } from '../jobs/poller';
+import { asNodeError } from '../transport/errors';
 
 /** An error as an output item of its input item (Continue On Fail). */
 export function errorItem(error: Error, itemIndex: number): INodeExecutionData {

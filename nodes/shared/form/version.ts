@@ -1,12 +1,14 @@
 /** The form of a catalog node version: resources, operations, and each operation's parameters. */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { behaviourProperties } from './behaviours';
-import type { Endpoint, Group, MainOperation } from './catalog/dsl';
-import { needOf } from './fields/help';
-import { endpointsOf, layoutOf, optionalCollectionOf, pathParamName } from './fields/names';
-import { fieldProperty, sortedProperties } from './fields/properties';
-import { namedValuesProperties } from './namedValues';
+import { behaviourProperties } from '../behaviours';
+import type { Endpoint, Group, MainOperation } from '../catalog/dsl';
+import { endpointsOf } from '../catalog/versions';
+import { needOf } from '../fields/help';
+import { namedValuesProperties } from '../fields/namedValues';
+import { layoutOf, optionalCollectionOf, pathParamName } from '../fields/names';
+import { fieldProperty, sortedProperties } from '../fields/properties';
+import { OUTPUT_PROPERTY } from './output';
 import { toolDescription, toolDescriptionProperty } from './tool';
 
 /** Every property of one operation, in form order. */
@@ -56,23 +58,6 @@ function hasLargeRecords(resource: string, e: Endpoint): boolean {
 	if (e.binary === 'download' || e.binary === 'text' || e.binary === 'upload') return false;
 	return !!e.job || resource === 'generation' || resource === 'asset';
 }
-
-const OUTPUT_PROPERTY: INodeProperties = {
-	displayName: 'Output',
-	name: 'output',
-	type: 'options',
-	default: 'simplified',
-	description: 'How much of each record to return',
-	options: [
-		{
-			name: 'Simplified',
-			value: 'simplified',
-			description:
-				'The fields you usually need: ID, name or title, status, model, prompt, outputs, credits, error, file details and times',
-		},
-		{ name: 'Raw', value: 'raw', description: 'Every field MediaGen returns' },
-	],
-};
 
 function mergeShow(
 	show: { show: Record<string, string[]> },

@@ -1,6 +1,6 @@
 /**
- * What every catalog node shares (connections, credential, tool use) and its node versions, from
- * its catalog (what each version is: docs/architecture.md).
+ * Every action node's node versions, from its catalog: its description, list searches and
+ * execute() (run/execute.ts) per version (which version has what: catalog/versions.ts).
  */
 import type {
 	IExecuteFunctions,
@@ -11,18 +11,18 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import type { Group, MainOperation } from './catalog/dsl';
-import { INPUT_SOURCES_VERSION } from './catalog/dsl';
-import { catalogProperties } from './form';
-import { withListSources } from './itemLists';
-import { listSearch } from './listSearch';
-import { executeCatalog } from './router';
-import { CREDENTIAL } from './transport';
-
-/** The node versions of every action node; the newest is the default for new nodes. */
-export const CATALOG_VERSIONS = [1, 2] as const;
-export type CatalogVersion = (typeof CATALOG_VERSIONS)[number] | typeof INPUT_SOURCES_VERSION;
-export const LATEST_CATALOG_VERSION: CatalogVersion = 2;
+import type { Group, MainOperation } from '../catalog/dsl';
+import {
+	CATALOG_VERSIONS,
+	CatalogVersion,
+	INPUT_SOURCES_VERSION,
+	LATEST_CATALOG_VERSION,
+} from '../catalog/versions';
+import { listSearch } from '../fields/listSearch';
+import { catalogProperties } from '../form/version';
+import { executeCatalog } from '../run/execute';
+import { withListSources } from '../run/itemLists';
+import { CREDENTIAL } from '../transport/context';
 
 /**
  * The part of every catalog node's base description that is the same for all of them (the icon

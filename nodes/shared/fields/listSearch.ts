@@ -10,8 +10,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { LocatorKind } from './catalog/dsl';
-import { listPages } from './pages';
+import type { LocatorKind } from '../catalog/dsl';
+import { listPages } from '../transport/pages';
 
 export const UUID_REGEX =
 	'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';

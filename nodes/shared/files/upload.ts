@@ -8,11 +8,14 @@ import { createHash } from 'node:crypto';
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { BinaryFileInfo } from './binaryFile';
-import { PartReader, binaryChunks } from './binaryFile';
-import { discard } from './responseBody';
-import { RETRY, withRetries } from './retry';
-import type { RetryFailure } from './retry';
+import type { RunMemory, UploadMemory } from '../durable/memory';
+import { asNodeError, statusOf } from '../transport/errors';
+import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import { discard } from '../transport/responseBody';
+import type { RetryFailure } from '../transport/retry';
+import { RETRY, withRetries } from '../transport/retry';
+import type { BinaryFileInfo } from './file';
+import { PartReader, binaryChunks } from './file';
 import {
 	describeAnswer,
 	headerOf,
@@ -26,8 +29,6 @@ import {
 	withErrorText,
 	withTransferRetries,
 } from './signedUrl';
-import { asNodeError, cancelSignalOf, mediaGenRequest, statusOf } from './transport';
-import type { RunMemory, UploadMemory } from './runMemory';
 
 /** Tunables, exported for tests and benchmarks. */
 export const UPLOAD = {

@@ -1,19 +1,19 @@
 /**
- * A node run's start and its phase "recover": the run's identity and position, its memory, and
+ * A node run's start and its phase 2, recover: the run's identity and position, its memory, and
  * the lookups at MediaGen for the work an earlier try of the run did without a record of it (a
  * retry after n8n died, an answer lost, Stop while a create was in flight). docs/batches.md.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import type { ItemPlan, RunState } from './behaviours/behaviour';
-import { pendingJobsOf } from './behaviours/job';
-import type { PendingJob } from './poller';
-import type { Lookup } from './recovery';
-import { recoverAnswers, recoverStartedJobs } from './recovery';
-import { establishRun } from './runIdentity';
-import type { SavedView } from './runMemory';
-import { runMemory } from './runMemory';
+import type { ItemPlan, RunState } from '../behaviours/behaviour';
+import { pendingJobsOf } from '../behaviours/job';
+import type { PendingJob } from '../jobs/poller';
+import type { Lookup } from '../durable/recovery';
+import { recoverAnswers, recoverStartedJobs } from '../durable/recovery';
+import { establishRun } from '../durable/identity';
+import type { SavedView } from '../durable/memory';
+import { runMemory } from '../durable/memory';
 
 /** What the start and the recover phase need of a node run. */
 export interface StartingRun extends RunState {
@@ -67,7 +67,7 @@ function unsureError(run: StartingRun, itemIndex: number, why: string): NodeOper
 }
 
 /**
- * Phase "recover": in a run that may repeat a lost try (n8n's Retry, or a sub-execution of a
+ * Phase 2, recover: in a run that may repeat a lost try (n8n's Retry, or a sub-execution of a
  * retried parent) every create and charged call this run has no record of, and in any run those
  * an earlier try sent without an answer, are looked up at MediaGen (recovery.ts): found jobs are
  * waited for, found answers output; the items the lookup cannot clear are returned, to be refused
@@ -79,7 +79,7 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	if (!lookup) return refused;
 	const ask = (p: ItemPlan) => lookup.retrying || run.memory.isUnsure(p.itemIndex);
 	const creating = run.plans.filter(
-		(p) => p.job && !p.job.restored && !p.endpoint.nodeOperation && ask(p),
+		(p) => p.job && !p.job.known && !p.endpoint.nodeOperation && ask(p),
 	);
 	const charging = run.plans.filter((p) => p.charged && !p.charged.answer && ask(p));
 	if (!creating.length && !charging.length) return refused;
@@ -89,8 +89,7 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	for (const plan of creating) {
 		const found = jobs.found.get(plan.itemIndex);
 		if (!found || !plan.job) continue;
-		plan.job.restored = found;
-		plan.job.restoredAsRecords = true;
+		plan.job.known = { jobs: found, whole: true };
 		run.memory.add(plan.itemIndex, found, !plan.job.settings.waitForCompletion);
 	}
 	for (const plan of charging) {
@@ -121,7 +120,7 @@ export async function inFlight(
 	if (!plans.length || !run.lookup) return result;
 	await sleep(STOP_LOOKUP_DELAY_MS);
 	const lookup: Lookup = { ...run.lookup, ignoreCancel: true, findKeyed: true };
-	const creating = plans.filter((p) => p.job && !p.job.restored);
+	const creating = plans.filter((p) => p.job && !p.job.known);
 	const found = await recoverStartedJobs(lookup, creating).catch(() => undefined);
 	for (const plan of plans) {
 		const jobs = found?.found.get(plan.itemIndex);

@@ -7,10 +7,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { listPages } from './pages';
-import { pause } from './retry';
-import type { MediaGenContext } from './transport';
-import { cancelSignalOf, mediaGenRequest, statusOf } from './transport';
+import type { MediaGenContext } from '../transport/context';
+import { statusOf } from '../transport/errors';
+import { listPages } from '../transport/pages';
+import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import { pause } from '../transport/retry';
 
 /** Type of the test ping sent by POST /webhooks/{id}/test (docs/api-assumptions.md, Webhooks). */
 export const PING_EVENT_TYPE = 'webhook.test';

@@ -5,11 +5,11 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { listPages } from './pages';
-import { timeOf } from './poller';
+import { timeOf } from '../jobs/paths';
+import { listPages } from '../transport/pages';
+import type { Provenance } from './identity';
+import { provenanceIn } from './identity';
 import { RECOVERY } from './recovery';
-import type { Provenance } from './runIdentity';
-import { provenanceIn } from './runIdentity';
 
 /** What Generation → Collect looks for: the provenance of the generations a run started. */
 export interface CollectQuery {

@@ -6,9 +6,12 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { discard } from './responseBody';
-import type { BinaryStream } from './responseBody';
-import type { Attempt } from './retry';
+import type { MediaGenContext } from '../transport/context';
+import type { FullResponse } from '../transport/errors';
+import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import type { BinaryStream } from '../transport/responseBody';
+import { discard } from '../transport/responseBody';
+import type { Attempt } from '../transport/retry';
 import type { TransferFailure } from './signedUrl';
 import {
 	answerError,
@@ -24,8 +27,6 @@ import {
 	withErrorText,
 	withTransferRetries,
 } from './signedUrl';
-import type { FullResponse, MediaGenContext } from './transport';
-import { cancelSignalOf, mediaGenRequest } from './transport';
 
 /** Tunables, exported for tests and benchmarks. */
 export const DOWNLOAD = {

@@ -8,13 +8,14 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ChargedRule, Endpoint, RecoverRule } from './catalog/dsl';
-import type { PreparedRequest } from './fields/request';
-import { listPages } from './pages';
-import { jobPath, timeOf } from './poller';
-import type { Provenance, RunIdentity } from './runIdentity';
-import { fingerprintOf, provenanceIn } from './runIdentity';
-import { asNodeError, mediaGenRequest, statusOf } from './transport';
+import type { ChargedRule, Endpoint, RecoverRule } from '../catalog/dsl';
+import type { PreparedRequest } from '../fields/request';
+import { fillPath, timeOf } from '../jobs/paths';
+import { asNodeError, statusOf } from '../transport/errors';
+import { listPages } from '../transport/pages';
+import { mediaGenRequest } from '../transport/request';
+import type { Provenance, RunIdentity } from './identity';
+import { fingerprintOf, provenanceIn } from './identity';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -217,7 +218,7 @@ async function foundElsewhere(
 	request: PreparedRequest,
 	since: number | undefined,
 ): Promise<{ records: IDataObject[]; complete: boolean }> {
-	const path = jobPath(rule.path, '', request.params);
+	const path = fillPath(rule.path, '', request.params);
 	const after = (at: unknown) => since === undefined || (timeOf(at) ?? Infinity) >= since;
 	try {
 		const read =
@@ -399,7 +400,7 @@ async function evidenceOf(
 	plan: RecoverablePlan,
 ): Promise<IDataObject[]> {
 	const since = await lookups.clock.bound();
-	const path = jobPath(rule.evidence.path, '', plan.request.params);
+	const path = fillPath(rule.evidence.path, '', plan.request.params);
 	const read = await foundElsewhere(
 		lookups.lookup,
 		{ by: 'record', path, within: rule.evidence.within },
@@ -424,12 +425,12 @@ async function answerOf(
 			ignoreCancel: lookup.ignoreCancel,
 		});
 	const { each } = rule.answer;
-	if (!each) return [await get(jobPath(rule.answer.path, '', plan.request.params))];
+	if (!each) return [await get(fillPath(rule.answer.path, '', plan.request.params))];
 	const ids = fieldOf(entry, each);
 	const list = Array.isArray(ids) ? ids : [];
 	const answers: IDataObject[] = [];
 	for (const id of list)
-		answers.push(await get(jobPath(rule.answer.path, String(id), plan.request.params)));
+		answers.push(await get(fillPath(rule.answer.path, String(id), plan.request.params)));
 	return answers;
 }
 

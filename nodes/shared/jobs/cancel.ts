@@ -5,7 +5,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { isNodeError, mediaGenRequest } from './transport';
+import { isNodeError } from '../transport/errors';
+import { mediaGenRequest } from '../transport/request';
 
 /** What Stop may spend on cancelling the run's jobs at the service. */
 export const CANCEL = {

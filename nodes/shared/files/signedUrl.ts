@@ -7,12 +7,14 @@
 import type { IHttpRequestOptions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { answerText, discard } from './responseBody';
-import type { Attempt, RetryFailure } from './retry';
-import { retryAfterMs, withRetries } from './retry';
-import type { FullResponse, MediaGenContext } from './transport';
-import { cancelSignalOf, errorBodyOf } from './transport';
-import { directOverHttp, insecureUrlProblem, originOf } from './urlPolicy';
+import type { MediaGenContext } from '../transport/context';
+import type { FullResponse } from '../transport/errors';
+import { errorBodyOf } from '../transport/errors';
+import { cancelSignalOf } from '../transport/request';
+import { answerText, discard } from '../transport/responseBody';
+import type { Attempt, RetryFailure } from '../transport/retry';
+import { retryAfterMs, withRetries } from '../transport/retry';
+import { directOverHttp, insecureUrlProblem, originOf } from '../transport/urlPolicy';
 
 /** Same-origin redirects a signed URL may take before the answer counts as a failure. */
 const MAX_SIGNED_REDIRECTS = 3;

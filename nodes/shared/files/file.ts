@@ -6,7 +6,7 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { BinaryStream } from './responseBody';
+import type { BinaryStream } from '../transport/responseBody';
 import { sizeOf } from './signedUrl';
 
 /** Tunables, exported for tests and benchmarks. */
