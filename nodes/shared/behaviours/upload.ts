@@ -31,7 +31,7 @@ export const upload: Behaviour = {
 			ctx,
 			{ itemIndex, propertyName, file },
 			request.body ?? {},
-			run.memory,
+			(key) => run.memory.upload(itemIndex, key),
 		);
 		return outputs([asset], itemIndex);
 	},

@@ -6,6 +6,8 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { RememberedUpload, UploadMemory } from '../files/upload';
+
 /** What one execution's saved data says about this node's earlier tries (runIdentity.ts). */
 export interface SavedView {
 	executionId: string;
@@ -46,29 +48,6 @@ interface Memory {
 	claimed?: string[];
 	/** The upload each item's complete was sent for (binaryUpload.ts), per position and item. */
 	uploads?: Record<string, Record<string, RememberedUpload>>;
-}
-
-/** One item's upload as remembered. */
-export interface RememberedUpload {
-	/** What the upload was for (binaryUpload.ts, uploadKey): another file or body is another upload. */
-	key: string;
-	uploadId: string;
-	/** The parts the complete listed (kept until its answer is known). */
-	parts?: Array<{ partNumber: number; etag: string }>;
-	/** The asset the complete answered. */
-	assetId?: string;
-}
-
-/** One item's upload in the run's memory: a re-run asks MediaGen for its asset, not a new one. */
-export interface UploadMemory {
-	/** The upload an earlier try of this run made for the item, if it was for the same thing. */
-	remembered(): RememberedUpload | undefined;
-	/** Notes an upload whose complete is about to be sent. */
-	completing(uploadId: string, parts: Array<{ partNumber: number; etag: string }>): void;
-	/** Notes the asset the complete answered. */
-	completed(uploadId: string, assetId: string): void;
-	/** Forgets the item's upload (it made no asset: a re-run starts a new one). */
-	forget(): void;
 }
 
 const KEY = 'mediaGenRun';

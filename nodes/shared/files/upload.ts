@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { RunMemory, UploadMemory } from '../durable/memory';
 import { asNodeError, statusOf } from '../transport/errors';
 import { cancelSignalOf, mediaGenRequest } from '../transport/request';
 import { discard } from '../transport/responseBody';
@@ -29,6 +28,30 @@ import {
 	withErrorText,
 	withTransferRetries,
 } from './signedUrl';
+
+/** One item's upload as remembered. */
+export interface RememberedUpload {
+	/** What the upload was for (uploadKey): another file or body is another upload. */
+	key: string;
+	uploadId: string;
+	/** The parts the complete listed (kept until its answer is known). */
+	parts?: Array<{ partNumber: number; etag: string }>;
+	/** The asset the complete answered. */
+	assetId?: string;
+}
+
+/** What an upload keeps of itself for a re-run (the run's memory keeps it: durable/memory.ts): a
+ * re-run asks MediaGen for its asset, not for a new upload. */
+export interface UploadMemory {
+	/** The upload an earlier try of this run made for the item, if it was for the same thing. */
+	remembered(): RememberedUpload | undefined;
+	/** Notes an upload whose complete is about to be sent. */
+	completing(uploadId: string, parts: Array<{ partNumber: number; etag: string }>): void;
+	/** Notes the asset the complete answered. */
+	completed(uploadId: string, assetId: string): void;
+	/** Forgets the item's upload (it made no asset: a re-run starts a new one). */
+	forget(): void;
+}
 
 /** Tunables, exported for tests and benchmarks. */
 export const UPLOAD = {
@@ -333,7 +356,7 @@ export async function uploadBinary(
 	ctx: IExecuteFunctions,
 	subject: UploadSubject,
 	startBody: IDataObject,
-	runMemory: RunMemory,
+	memoryFor: (key: string) => UploadMemory,
 ): Promise<IDataObject> {
 	const { itemIndex, propertyName, file } = subject;
 	const binary: IBinaryData = ctx.helpers.assertBinaryData(itemIndex, propertyName);
@@ -346,7 +369,7 @@ export async function uploadBinary(
 		);
 	}
 	const body = { ...startBody, size };
-	const memory = runMemory.upload(itemIndex, uploadKey(body, binary.id));
+	const memory = memoryFor(uploadKey(body, binary.id));
 	const earlier = await earlierAsset(ctx, subject, memory);
 	if (earlier) return earlier;
 

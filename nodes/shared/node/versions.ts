@@ -21,7 +21,7 @@ import {
 import { listSearch } from '../fields/listSearch';
 import { catalogProperties } from '../form/version';
 import { executeCatalog } from '../run/execute';
-import { withListSources } from '../run/itemLists';
+import { withListSources } from '../behaviours/itemLists';
 import { CREDENTIAL } from '../transport/context';
 
 /**

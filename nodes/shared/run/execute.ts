@@ -27,7 +27,7 @@ import type { PendingJob } from '../jobs/poller';
 import { waitForJobs } from '../jobs/poller';
 import { isToolCall, stillRunning, TOOL_MODE } from '../jobs/toolCall';
 import { asNodeError } from '../transport/errors';
-import { listFromItems } from './itemLists';
+import { listFromItems } from '../behaviours/itemLists';
 import { beforeSending, costHint, errorItem, withStartedJobs } from './report';
 import { establish, inFlight, recoverAll } from './start';
 
