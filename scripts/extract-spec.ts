@@ -114,8 +114,8 @@ const WRITTEN_HEADING = /\((GET|POST|PUT|PATCH|DELETE) (\/\S+), [a-z]+\.[a-z]+\)
 /**
  * The endpoints the documents write ("METHOD /path"), by document, read from the text alone and
  * independently of the parser below, which must give exactly these: every `- METHOD /path` line
- * (185 today) and every body table heading that names one endpoint (document 2 defines
- * POST /characters only through "Character create body (POST /characters, content.create):").
+ * and every body table heading that names one endpoint (document 2 defines POST /characters only
+ * through "Character create body (POST /characters, content.create):").
  * Nothing here is a typed count: the documents are the source.
  */
 export function writtenEndpoints(docs: SpecDocument[]): Map<number, string[]> {
