@@ -90,6 +90,8 @@ const NOT_CATALOG_COUNTS: RegExp[] = [
 	/At most (\d+) files per event/g, // the trigger's Download Files
 	/when the package had (\d+) files/g, // the e2e figures of docs/output-schemas.md, dated
 	/MiB and (\d+) GiB files/g, // sizes of the memory benchmark
+	/The (\d+) files a reader opens/g, // docs/architecture.md: test/unit/architecture.test.ts checks it
+	/runs code in (\d+) files of the package/g, // docs/architecture.md: a measurement of one execution
 ];
 
 /** Every number before "endpoints", "operations" or "files" (two words between at most). */
