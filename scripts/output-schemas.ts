@@ -159,7 +159,7 @@ function arrayItems(record: JsonSchema, key: string, where: string): JsonSchema 
 	return items;
 }
 
-/** The simplified record (Output: Simplified, nodes/shared/jobs/toolCall.ts `simplify`). */
+/** The simplified record (Output: Simplified, nodes/shared/form/output.ts `simplify`). */
 function simplified(record: JsonSchema, where: string): JsonSchema {
 	const keys = Object.keys(record.properties ?? {});
 	const required = record.required ?? [];
