@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * docs/architecture.md is the tree: its layers table names every folder of nodes/shared/ (and the
  * node folders), top to bottom, each with every file it holds and the folders its files import,

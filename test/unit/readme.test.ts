@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 // The README is a front page (at most 250 lines) and docs/ holds the rest: the operations table
 // is the catalog's, the manual install is the command the e2e suite runs, and every relative link
 // and every repository path the pages name leads to something that exists in the repository.
