@@ -17,7 +17,7 @@ const baseDescription: INodeTypeBaseDescription = {
 /**
  * MediaGen Influencer: version 1 as released; version 2 opens on character → generate; version 3
  * (the default) lets Character Preset → Create's attributes be typed as name/value pairs
- * (../shared/namedValues.ts).
+ * (../shared/fields/namedValues.ts).
  */
 export class MediaGenInfluencer extends VersionedNodeType {
 	constructor() {

@@ -120,8 +120,8 @@ function pathValues(ctx: IExecuteFunctions, e: Endpoint, i: number): Record<stri
 /**
  * When this node run takes its list from the input items (version 3, Source: Input Items): checks
  * every item's entry and path parameters, then prepares the one request with `prepare` (the
- * router's own prepare step, given the list as the field's value). Undefined otherwise: the
- * router prepares one request per item as usual.
+ * run's own prepare step, run/execute.ts, given the list as the field's value). Undefined
+ * otherwise: the run prepares one request per item as usual.
  */
 export async function listFromItems<T>(
 	ctx: IExecuteFunctions,

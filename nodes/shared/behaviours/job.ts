@@ -1,7 +1,7 @@
 /**
  * Operations that start jobs (Generation → Create and the other job operations), and the node's
  * own Wait and Collect operations: their form, their keys and provenance, their credits guard,
- * their create. The waiting is the run's poller (../poller.ts); docs/batches.md.
+ * their create. The waiting is the run's poller (../jobs/poller.ts); docs/batches.md.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -1,7 +1,7 @@
 /**
  * Webhook → Retry Failed Deliveries (a node operation): the endpoint enabled again when MediaGen
  * disabled it, then its failed deliveries retried, oldest first, within the rate limit; the same
- * recovery the MediaGen Trigger makes by itself in automatic mode (../webhookDeliveries.ts).
+ * recovery the MediaGen Trigger makes by itself in automatic mode (../webhooks/deliveries.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -32,7 +32,7 @@ export const BUDGET = {
 	firstChunk: 4,
 };
 
-/** What the budget needs of a node run (router.ts's run has it). */
+/** What the budget needs of a node run (run/execute.ts's run has it). */
 export interface BudgetRun {
 	ctx: IExecuteFunctions;
 	continueOnFail: boolean;
@@ -56,7 +56,7 @@ interface Item {
 	cost?: number;
 	started: Started[];
 	refused?: NodeOperationError;
-	/** The refusal already reached the router (the guard's, or a send's failure). */
+	/** The refusal already reached the run (run/execute.ts: the guard's, or a send's failure). */
 	reported?: boolean;
 }
 

@@ -85,7 +85,7 @@ export interface JsonField extends FieldCommon {
 	spread?: boolean;
 	/**
 	 * From node version 3 the object can also be typed as name/value pairs on the form, the
-	 * default there (../namedValues.ts): for a flat object of free keys, e.g. builder attributes.
+	 * default there (../fields/namedValues.ts): for a flat object of free keys, e.g. builder attributes.
 	 */
 	namedValues?: boolean;
 }
@@ -106,7 +106,7 @@ export interface ObjectListField extends FieldCommon {
 	/**
 	 * From node version 3 the list can come from the input items, the default there: each input
 	 * item is one entry (checked field by field), and all of them go into one request
-	 * (../itemLists.ts).
+	 * (../behaviours/itemLists.ts).
 	 */
 	fromItems?: boolean;
 }
@@ -127,10 +127,10 @@ export type FieldMap = Record<string, Field>;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Behaviour beyond "send the request, return the JSON", each implemented once in shared/. */
 /** The type of a list's `before` cursor. */
 export type CursorType = 'string' | 'integer';
 
+/** Behaviour beyond "send the request, return the JSON", each implemented once in ../behaviours/. */
 export interface EndpointBehaviour {
 	/**
 	 * A list with cursor pagination (`limit`, `before`): Return All / Limit. The value is the type
@@ -181,7 +181,7 @@ export interface EndpointBehaviour {
 	/**
 	 * From node version 3 the answer's list under this key is the output, one item per entry
 	 * (e.g. the combinations of a matrix preview), instead of one item holding the answer
-	 * (../itemLists.ts).
+	 * (../behaviours/itemLists.ts).
 	 */
 	answerList?: string;
 }

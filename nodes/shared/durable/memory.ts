@@ -8,7 +8,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { RememberedUpload, UploadMemory } from '../files/upload';
 
-/** What one execution's saved data says about this node's earlier tries (runIdentity.ts). */
+/** What one execution's saved data says about this node's earlier tries (identity.ts). */
 export interface SavedView {
 	executionId: string;
 	/** The run's token, and whether a retry of this execution derives it again. */
@@ -16,7 +16,7 @@ export interface SavedView {
 	durable: boolean;
 	/** The earliest start n8n saved of this execution (ms). */
 	since?: number;
-	/** What the saved data holds of the nodes before this one (runIdentity.ts, fingerprintOf). */
+	/** What the saved data holds of the nodes before this one (identity.ts, fingerprintOf). */
 	fingerprint?: string;
 	/** Runs n8n's crash recovery added to this node's runs (they shift its run index). */
 	shift: number;
@@ -32,7 +32,7 @@ export interface SavedView {
 }
 
 interface Memory {
-	/** The run's token (runIdentity.ts), from the first try of this node in this execution's data. */
+	/** The run's token (identity.ts), from the first try of this node in this execution's data. */
 	token?: string;
 	/** What the current execution's saved data says, read once per execution. */
 	view?: SavedView;
@@ -46,7 +46,7 @@ interface Memory {
 	began?: Record<string, number>;
 	/** Ids of jobs and tasks finished positions took: a later lookup must not take them again. */
 	claimed?: string[];
-	/** The upload each item's complete was sent for (binaryUpload.ts), per position and item. */
+	/** The upload each item's complete was sent for (../files/upload.ts), per position and item. */
 	uploads?: Record<string, Record<string, RememberedUpload>>;
 }
 

@@ -91,7 +91,7 @@ export function transferError(
 	);
 }
 
-/** Why a signed URL is not sent to: see ./urlPolicy.ts. */
+/** Why a signed URL is not sent to: see ../transport/urlPolicy.ts. */
 function signedUrlError(
 	ctx: MediaGenContext,
 	problem: string,

@@ -349,7 +349,7 @@ export function uploadKey(startBody: IDataObject, binaryId: string | undefined):
 /**
  * Uploads an item's binary property (checked in the prepare step: binaryFileInfo) with an already
  * validated POST /uploads body; returns the asset. In a re-run of the same run position (n8n's run
- * index less the runs its crash recovery added: runMemory.ts) and item (n8n's Retry, Retry On
+ * index less the runs its crash recovery added: ../durable/memory.ts) and item (n8n's Retry, Retry On
  * Fail) the earlier upload's asset is looked up first: no second asset.
  */
 export async function uploadBinary(

@@ -24,7 +24,7 @@ export interface StartingRun extends RunState {
 }
 
 /**
- * The run's identity and position (what n8n saved of the execution: runIdentity.ts), its memory
+ * The run's identity and position (what n8n saved of the execution: ../durable/identity.ts), its memory
  * at that position, and what a lookup for an earlier try's work needs: the lost try began after
  * the latest of the position's first send in an earlier try, the end of what n8n saved of this
  * node's runs (or the start of the run its crash recovery made up), and the execution's start.
@@ -69,7 +69,7 @@ function unsureError(run: StartingRun, itemIndex: number, why: string): NodeOper
 /**
  * Phase 2, recover: in a run that may repeat a lost try (n8n's Retry, or a sub-execution of a
  * retried parent) every create and charged call this run has no record of, and in any run those
- * an earlier try sent without an answer, are looked up at MediaGen (recovery.ts): found jobs are
+ * an earlier try sent without an answer, are looked up at MediaGen (../durable/recovery.ts): found jobs are
  * waited for, found answers output; the items the lookup cannot clear are returned, to be refused
  * unless told otherwise (Send Again When Unsure).
  */
