@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { POLLING } from '../nodes/shared/poller';
+import { POLLING } from '../nodes/shared/jobs/poller';
 import { startSandbox } from '../sandbox';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
 import { fmt, machine, watchMemory } from './lib';

@@ -37,7 +37,7 @@ import { startSandbox } from '../sandbox';
 import { catalog } from '../nodes/shared/catalog';
 import type { Endpoint, Field, FieldMap, Group } from '../nodes/shared/catalog/dsl';
 import { optionalCollectionOf, pathParamName } from '../nodes/shared/fields/names';
-import { catalogProperties } from '../nodes/shared/form';
+import { catalogProperties } from '../nodes/shared/form/version';
 import { prepareRequest } from '../nodes/shared/fields/request';
 import { createN8nHome, startN8n, type N8nHome } from '../test/e2e/n8n';
 import { chain, NODE_TYPES, runWorkflow } from '../test/engine/harness';

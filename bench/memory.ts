@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
- * Memory benchmark of binary in and out (nodes/shared/binaryDownload.ts, binaryUpload.ts) through
+ * Memory benchmark of binary in and out (nodes/shared/files/download.ts, nodes/shared/files/upload.ts) through
  * n8n's engine with filesystem binary data, against the sandbox over real HTTP.
  *
  *     node_modules/.bin/tsx bench/memory.ts            # 256 MiB and 1 GiB, down then up

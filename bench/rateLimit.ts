@@ -8,7 +8,7 @@
  *   node_modules/.bin/tsx bench/rateLimit.ts [creates=300] [limitPerMinute=120]
  *   B3_OPERATION=get node_modules/.bin/tsx bench/rateLimit.ts   # Project Get reads instead
  *
- * Reads go up to READS_IN_FLIGHT at a time (nodes/shared/router.ts), creates one at a time: the
+ * Reads go up to READS_IN_FLIGHT at a time (nodes/shared/run/execute.ts), creates one at a time: the
  * `get` variant shows that concurrent reads meeting the limit together still all succeed.
  */
 import { startSandbox } from '../sandbox';

@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { signPayload } from '../nodes/shared/webhookSignature';
+import { signPayload } from '../nodes/MediaGenTrigger/webhookSignature';
 import {
 	createN8nHome,
 	importWorkflows,

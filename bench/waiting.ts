@@ -10,7 +10,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { POLLING } from '../nodes/shared/poller';
+import { POLLING } from '../nodes/shared/jobs/poller';
 import { startSandbox } from '../sandbox';
 import { chain, mediaGen, runWorkflow, startWorkflow } from '../test/engine/harness';
 

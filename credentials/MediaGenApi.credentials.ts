@@ -12,7 +12,7 @@ import {
 	BUDGET_SCOPE_MESSAGE,
 	BUDGET_TEST_URL,
 } from '../nodes/shared/budget/settings';
-import { keyedRequest } from '../nodes/shared/urlPolicy';
+import { keyedRequest } from '../nodes/shared/transport/urlPolicy';
 
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';
@@ -59,7 +59,7 @@ export class MediaGenApi implements ICredentialType {
 	 * Refused with the reason (nothing is sent): a Base URL that is not https (plain http only to
 	 * localhost, 127.0.0.0/8, ::1), and any request to another origin. The key never follows a
 	 * redirect to another origin; over plain http it follows none and goes through no proxy
-	 * (`keyedRequest`, nodes/shared/urlPolicy.ts).
+	 * (`keyedRequest`, nodes/shared/transport/urlPolicy.ts).
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,

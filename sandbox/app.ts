@@ -5,8 +5,8 @@
  */
 import { Faults } from './faults';
 import { FileStore } from './files';
-import { Hooks } from './hooks';
-import { Jobs } from './jobs';
+import { Hooks, type HooksHost } from './hooks';
+import { Jobs, type JobsHost } from './jobs';
 import { RateLimiter } from './rateLimit';
 import { RequestLog } from './requestLog';
 import { State, type SandboxConfig } from './state';
@@ -23,7 +23,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
 	webhookTimeoutMs: 10_000,
 };
 
-export class App {
+export class App implements HooksHost, JobsHost {
 	config: SandboxConfig;
 	readonly state: State;
 	readonly scheduler: Scheduler;

@@ -9,9 +9,16 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import type { App } from './app';
 import { conflict } from './http';
-import { now, recBase, type DeliveryRec, type WebhookRec, type Workspace } from './state';
+import {
+	now,
+	recBase,
+	type DeliveryRec,
+	type SandboxConfig,
+	type WebhookRec,
+	type Workspace,
+} from './state';
+import type { Scheduler } from './timers';
 
 export const EVENT_TYPES = [
 	'generation.completed',
@@ -115,6 +122,13 @@ export interface Notification {
 	at: string;
 }
 
+/** What the webhook engine uses of the sandbox (app.ts's App, which builds the engine). */
+export interface HooksHost {
+	readonly config: SandboxConfig;
+	readonly scheduler: Scheduler;
+	log(message: string): void;
+}
+
 export class Hooks {
 	readonly sent: SentDelivery[] = [];
 	readonly notifications: Notification[] = [];
@@ -123,7 +137,7 @@ export class Hooks {
 	/** Bumped by reset: attempts that were under way then are forgotten when they finish. */
 	private epoch = 0;
 
-	constructor(private readonly app: App) {}
+	constructor(private readonly app: HooksHost) {}
 
 	reset(): void {
 		this.epoch++;

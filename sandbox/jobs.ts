@@ -4,11 +4,19 @@
  * charge on success, release on failure or cancel, events for webhooks.
  */
 import { z } from 'zod';
-import type { App } from './app';
+import type { Hooks } from './hooks';
 import { ApiError, conflict } from './http';
 import { createAsset } from './library';
 import { generateMedia, type MediaKind } from './media';
-import { now, recBase, type GenerationRec, type Workspace } from './state';
+import {
+	now,
+	recBase,
+	type GenerationRec,
+	type SandboxConfig,
+	type State,
+	type Workspace,
+} from './state';
+import type { Scheduler } from './timers';
 import { generationEventData } from './views';
 import { parse } from './validation';
 
@@ -117,12 +125,20 @@ export function estimate(
 	return { credits: perOutput * count, breakdown: items };
 }
 
+/** What the generation engine uses of the sandbox (app.ts's App, which builds the engine). */
+export interface JobsHost {
+	readonly config: SandboxConfig;
+	readonly state: State;
+	readonly scheduler: Scheduler;
+	readonly hooks: Hooks;
+}
+
 export class Jobs {
 	private readonly timers = new Map<string, NodeJS.Timeout>();
 	/** Workspace of each queued or running job. */
 	private readonly active = new Map<string, Workspace>();
 
-	constructor(private readonly app: App) {}
+	constructor(private readonly app: JobsHost) {}
 
 	reset(): void {
 		for (const t of this.timers.values()) this.app.scheduler.cancel(t);

@@ -37,9 +37,9 @@ import { MediaGenInfluencer } from '../nodes/MediaGenInfluencer/MediaGenInfluenc
 import { MediaGenTrigger } from '../nodes/MediaGenTrigger/MediaGenTrigger.node.ts';
 import { catalog } from '../nodes/shared/catalog';
 import type { Endpoint } from '../nodes/shared/catalog/dsl';
-import { INPUT_SOURCES_VERSION } from '../nodes/shared/catalog/dsl';
-import { findEndpoint } from '../nodes/shared/router';
-import { simplify } from '../nodes/shared/tool';
+import { INPUT_SOURCES_VERSION } from '../nodes/shared/catalog/versions';
+import { simplify } from '../nodes/shared/form/output';
+import { findEndpoint } from '../nodes/shared/run/execute';
 import {
 	RESPONSES,
 	deliveryRetries,
@@ -159,7 +159,7 @@ function arrayItems(record: JsonSchema, key: string, where: string): JsonSchema 
 	return items;
 }
 
-/** The simplified record (Output: Simplified, nodes/shared/tool.ts `simplify`). */
+/** The simplified record (Output: Simplified, nodes/shared/form/output.ts `simplify`). */
 function simplified(record: JsonSchema, where: string): JsonSchema {
 	const keys = Object.keys(record.properties ?? {});
 	const required = record.required ?? [];
@@ -183,7 +183,8 @@ function simplified(record: JsonSchema, where: string): JsonSchema {
 
 /**
  * The default output item of one operation of a node version, from what its endpoint answers and
- * what the node does with it (nodes/shared/router.ts `sendItem`, jobs.ts `jobOutput`).
+ * what the node does with it (each behaviour's `send`, nodes/shared/behaviours/, and
+ * nodes/shared/jobs/output.ts `jobOutput`).
  */
 export function operationSchema(
 	e: Endpoint,
@@ -197,10 +198,10 @@ export function operationSchema(
 		// behaviours/webhookRetry.ts: one summary item per input item
 		item = deliveryRetries;
 	} else if (e.answerList && version >= INPUT_SOURCES_VERSION) {
-		// itemLists.ts answerList: one output item per entry of that list of the answer
+		// behaviours/itemLists.ts answerList: one output item per entry of that list of the answer
 		item = arrayItems(answer(), e.answerList, where);
 	} else if (e.binary === 'upload') {
-		// binaryUpload.ts uploadBinary: the parts are sent, then the upload completed; its asset is the output
+		// files/upload.ts uploadBinary: the parts are sent, then the upload completed; its asset is the output
 		item = answerOf('POST', '/uploads/{id}/complete', `${where}, the completed upload`);
 	} else if (e.paginate) {
 		const page = answer();
@@ -217,13 +218,13 @@ export function operationSchema(
 		const polled = answerOf('GET', e.job.poll, `${where}, the job it waits for`);
 		item = e.job.within ? arrayItems(polled, e.job.within, where) : polled;
 		if (settings.returnAs !== 'json') {
-			// jobs.ts jobOutput: Binary and Both add the downloaded files; no operation has them by default
+			// jobs/output.ts jobOutput: Binary and Both add the downloaded files; no operation has them by default
 			throw new Error(
 				`${where}: Return As ${String(settings.returnAs)} by default is not described`,
 			);
 		}
 	} else if (e.job) {
-		// jobs.ts startedJobs: the started job, or each job of `{ data: [...] }`
+		// jobs/output.ts startedJobs: the started job, or each job of `{ data: [...] }`
 		const started = answer();
 		item = started.properties?.data?.items ?? started;
 	} else {

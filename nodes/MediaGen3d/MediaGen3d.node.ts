@@ -2,7 +2,7 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { scene3dGroups } from '../shared/catalog/scene3d';
-import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node/versions';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen 3D',

@@ -2,8 +2,8 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { adsGroups } from '../shared/catalog/ads';
-import { INPUT_SOURCES_VERSION } from '../shared/catalog/dsl';
-import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
+import { INPUT_SOURCES_VERSION } from '../shared/catalog/versions';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node/versions';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Ads',
@@ -18,7 +18,7 @@ const baseDescription: INodeTypeBaseDescription = {
 /**
  * MediaGen Ads: version 1 as released; version 2 opens on adProject → runMatrix; version 3 (the
  * default) takes Run Matrix's combinations from the input items and gives Preview Matrix's
- * combinations as items (../shared/itemLists.ts).
+ * combinations as items (../shared/behaviours/itemLists.ts).
  */
 export class MediaGenAds extends VersionedNodeType {
 	constructor() {

@@ -2,8 +2,8 @@ import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { influencerGroups } from '../shared/catalog/influencer';
-import { INPUT_SOURCES_VERSION } from '../shared/catalog/dsl';
-import { catalogBaseDescription, catalogNodeVersions } from '../shared/node';
+import { INPUT_SOURCES_VERSION } from '../shared/catalog/versions';
+import { catalogBaseDescription, catalogNodeVersions } from '../shared/node/versions';
 
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Influencer',
@@ -17,7 +17,7 @@ const baseDescription: INodeTypeBaseDescription = {
 /**
  * MediaGen Influencer: version 1 as released; version 2 opens on character → generate; version 3
  * (the default) lets Character Preset → Create's attributes be typed as name/value pairs
- * (../shared/namedValues.ts).
+ * (../shared/fields/namedValues.ts).
  */
 export class MediaGenInfluencer extends VersionedNodeType {
 	constructor() {

@@ -18,8 +18,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, VersionedNodeType } from 'n8n-workflow';
-
-import { CREDENTIAL } from '../shared/transport';
+import { CREDENTIAL } from '../shared/transport/context';
 import { startKeeper } from './catchUp';
 import { receiveDelivery } from './delivery';
 import { enrichEvents } from './enrichment';

@@ -11,7 +11,7 @@ import {
 	failedEventDeliveries,
 	readDeliveryLog,
 	retryDeliveries,
-} from '../shared/webhookDeliveries';
+} from '../shared/webhooks/deliveries';
 import { endpointToKeep, listEndpoints } from './endpoints';
 import type { TriggerContext } from './slots';
 import { isAutomatic, storedEndpoint } from './slots';

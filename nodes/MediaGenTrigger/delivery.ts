@@ -10,8 +10,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { PING_EVENT_TYPE } from '../shared/webhookDeliveries';
-import { verifyWebhook } from '../shared/webhookSignature';
+import { PING_EVENT_TYPE } from '../shared/webhooks/deliveries';
+import { verifyWebhook } from './webhookSignature';
 import type { TriggerOptions } from './properties';
 import { isDuplicate } from './replay';
 import { repairRotatedSecret } from './secretRepair';

@@ -6,14 +6,15 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { MediaGenContext } from '../shared/transport';
-import { asNodeError, mediaGenRequest, statusOf } from '../shared/transport';
-import type { RemoteEndpoint } from '../shared/webhookDeliveries';
-import { listEndpoints } from '../shared/webhookDeliveries';
-import { isValidSecret } from '../shared/webhookSignature';
+import type { MediaGenContext } from '../shared/transport/context';
+import { asNodeError, statusOf } from '../shared/transport/errors';
+import { mediaGenRequest } from '../shared/transport/request';
+import type { RemoteEndpoint } from '../shared/webhooks/deliveries';
+import { listEndpoints } from '../shared/webhooks/deliveries';
+import { isValidSecret } from './webhookSignature';
 
-export type { RemoteEndpoint };
 export { listEndpoints };
+export type { RemoteEndpoint };
 
 /**
  * The endpoint at this URL the node keeps: the one it knows (`knownId`), otherwise the newest.

@@ -6,9 +6,9 @@
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from '../shared/binaryDownload';
-import { assetIdIn } from '../shared/jobs';
-import { mediaGenRequest } from '../shared/transport';
+import { downloadAssetToBinary } from '../shared/files/download';
+import { assetIdIn } from '../shared/jobs/output';
+import { mediaGenRequest } from '../shared/transport/request';
 import type { TriggerOptions } from './properties';
 import { isAutomatic } from './slots';
 

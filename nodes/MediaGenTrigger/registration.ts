@@ -6,9 +6,9 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { asNodeError, mediaGenRequest, statusOf } from '../shared/transport';
-import { enableEndpoint } from '../shared/webhookDeliveries';
-import { isValidSecret } from '../shared/webhookSignature';
+import { asNodeError, statusOf } from '../shared/transport/errors';
+import { mediaGenRequest } from '../shared/transport/request';
+import { enableEndpoint } from '../shared/webhooks/deliveries';
 import { catchUp } from './catchUp';
 import type { RemoteEndpoint } from './endpoints';
 import {
@@ -30,6 +30,7 @@ import {
 	slotOf,
 	storedEndpoint,
 } from './slots';
+import { isValidSecret } from './webhookSignature';
 
 /**
  * How long a deactivated production endpoint is kept before it is deleted: re-publishing a changed

@@ -4,7 +4,7 @@
  */
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { ReplayCache } from '../shared/webhookSignature';
+import { ReplayCache } from './webhookSignature';
 import { slotOf } from './slots';
 
 /** Replay protection bounds: in memory per process, and in workflow static data. */

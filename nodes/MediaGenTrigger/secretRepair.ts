@@ -7,10 +7,9 @@
  */
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-
-import { asNodeError, statusOf } from '../shared/transport';
-import type { DeliveryRecord } from '../shared/webhookDeliveries';
-import { readDeliveryLog } from '../shared/webhookDeliveries';
+import { asNodeError, statusOf } from '../shared/transport/errors';
+import type { DeliveryRecord } from '../shared/webhooks/deliveries';
+import { readDeliveryLog } from '../shared/webhooks/deliveries';
 import { endpointToKeep, listEndpoints, rotateSecret } from './endpoints';
 import type { Slot, StoredEndpoint } from './slots';
 import { setStoredEndpoint, storedEndpoint } from './slots';

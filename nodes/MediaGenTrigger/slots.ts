@@ -13,9 +13,8 @@ import type {
 	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
-
-import { WEBHOOK_SECRET_CREDENTIAL } from '../shared/transport';
-import { isValidSecret } from '../shared/webhookSignature';
+import { WEBHOOK_SECRET_CREDENTIAL } from '../shared/transport/context';
+import { isValidSecret } from './webhookSignature';
 
 export type Slot = 'production' | 'test';
 

@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 
 import type { IBinaryData, INodeParameters } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/poller';
+import { POLLING } from '../../nodes/shared/jobs/poller';
 import { patternByte } from '../../sandbox';
 import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { TestBinarySource, digestBinary, openBinary, testBytesSha256 } from './binaryData';

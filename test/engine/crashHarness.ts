@@ -19,8 +19,8 @@ import * as path from 'node:path';
 
 import type { IWorkflowBase } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/poller';
-import { RETRY } from '../../nodes/shared/retry';
+import { POLLING } from '../../nodes/shared/jobs/poller';
+import { RETRY } from '../../nodes/shared/transport/retry';
 import type { RequestEvent, Sandbox } from '../../sandbox';
 import type { CrashTask, WorkerMessage } from './crashWorker';
 import type { RunOptions, RunResult } from './harness';

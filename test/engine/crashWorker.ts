@@ -9,8 +9,8 @@
 import type { IWorkflowBase } from 'n8n-workflow';
 
 import { ACTION_NODES } from '../actionNodes';
-import { POLLING } from '../../nodes/shared/poller';
-import { RETRY } from '../../nodes/shared/retry';
+import { POLLING } from '../../nodes/shared/jobs/poller';
+import { RETRY } from '../../nodes/shared/transport/retry';
 import type { ExecutionStart, HostOptions } from './n8nHost';
 import { startExecution } from './n8nHost';
 import { NODE_TYPES } from './n8nTypes';

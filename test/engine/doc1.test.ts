@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/poller';
+import { POLLING } from '../../nodes/shared/jobs/poller';
 import type { TestNode } from './harness';
 import { chain, mediaGen, startWorkflow } from './harness';
 import { fastJobs, rl, useSandbox } from './setup';

@@ -6,7 +6,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { TestNode } from './harness';
 import { mediaGen } from './harness';
-import { READS_IN_FLIGHT } from '../../nodes/shared/router';
+import { READS_IN_FLIGHT } from '../../nodes/shared/run/execute';
 import { rl, useSandbox } from './setup';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.001 });

@@ -36,7 +36,7 @@ import {
 	pathParamName,
 } from '../../nodes/shared/fields/names';
 import { JSON_LIMITS } from '../../nodes/shared/fields/validation';
-import { UUID_REGEX } from '../../nodes/shared/listSearch';
+import { UUID_REGEX } from '../../nodes/shared/fields/listSearch';
 import { sign } from '../../sandbox/hooks';
 import { chain, runWorkflow } from './harness';
 import { nodeFactory } from './setup';

@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
-import { listSearch } from '../../nodes/shared/listSearch';
+import { listSearch } from '../../nodes/shared/fields/listSearch';
 import type { TestNode } from './harness';
 import { fastJobs, loadOptionsContext, nodeFactory, rl, useSandbox } from './setup';
 

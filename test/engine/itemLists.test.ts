@@ -1,7 +1,7 @@
 /**
  * MediaGen Ads version 3 through n8n-core's engine against the sandbox: Preview Matrix gives one
  * item per combination, and Run Matrix (Source for Combinations: Input Items) sends all its input
- * items' combinations as one matrix run (nodes/shared/itemLists.ts). Counted at the sandbox:
+ * items' combinations as one matrix run (nodes/shared/behaviours/itemLists.ts). Counted at the sandbox:
  * requests, jobs and credits charged.
  */
 import type {

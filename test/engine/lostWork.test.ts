@@ -14,7 +14,7 @@ import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { catalog } from '../../nodes/shared/catalog';
-import { RECOVERY } from '../../nodes/shared/recovery';
+import { RECOVERY } from '../../nodes/shared/durable/recovery';
 import { client, until } from '../sandbox/helpers';
 import type { RunResult, TestNode } from './harness';
 import {

@@ -16,7 +16,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { catalog } from '../../nodes/shared/catalog';
-import { endpointsOf } from '../../nodes/shared/fields/names';
+import { endpointsOf } from '../../nodes/shared/catalog/versions';
 import { ROOT, listedNodes, versionDir } from '../../scripts/output-schemas';
 import type { JsonSchema } from '../../scripts/output-schemas/schema';
 import { ACTION_NODES, versionsOf } from '../actionNodes';

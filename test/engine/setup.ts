@@ -12,8 +12,8 @@ import type {
 	IVersionedNodeType,
 } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/poller';
-import { RETRY } from '../../nodes/shared/retry';
+import { POLLING } from '../../nodes/shared/jobs/poller';
+import { RETRY } from '../../nodes/shared/transport/retry';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { startedLater } from '../sandbox/helpers';

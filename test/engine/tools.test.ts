@@ -16,7 +16,7 @@ import type {
 import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
-import { TOOL_MODE } from '../../nodes/shared/tool';
+import { TOOL_MODE } from '../../nodes/shared/jobs/toolCall';
 import type { TestNode } from './harness';
 import { chain, NODE_TYPES, runWorkflow } from './harness';
 import { useSandbox } from './setup';
@@ -308,7 +308,7 @@ test('every n8n API the nodes call exists in the context n8n-core runs a tool wi
 	]);
 	expect(toolContext?.constructor.name).toBe('SupplyDataContext');
 	const dir = join(__dirname, '..', '..', 'nodes', 'shared');
-	const source = readdirSync(dir)
+	const source = (readdirSync(dir, { recursive: true }) as string[])
 		.filter((f) => f.endsWith('.ts'))
 		.map((f) => readFileSync(join(dir, f), 'utf8'))
 		.join('\n');

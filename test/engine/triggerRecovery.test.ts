@@ -13,7 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
-import { DELIVERY_RECOVERY } from '../../nodes/shared/webhookDeliveries';
+import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
 import type { FakeN8n } from './triggerHarness';
 import { mediaGen } from './harness';
 import { rl } from './setup';

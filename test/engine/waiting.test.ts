@@ -5,8 +5,8 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { CANCEL } from '../../nodes/shared/cancelJobs';
-import { POLLING } from '../../nodes/shared/poller';
+import { CANCEL } from '../../nodes/shared/jobs/cancel';
+import { POLLING } from '../../nodes/shared/jobs/poller';
 import { client, until } from '../sandbox/helpers';
 import { chain, mediaGen, startWorkflow } from './harness';
 import { fastJobs, useSandbox } from './setup';

@@ -17,7 +17,7 @@ import {
 	uuidList,
 } from '../../nodes/shared/catalog/dsl';
 import { displayNameOf } from '../../nodes/shared/fields/names';
-import { catalogProperties, endpointProperties } from '../../nodes/shared/form';
+import { catalogProperties, endpointProperties } from '../../nodes/shared/form/version';
 import { coerce, FieldError } from '../../nodes/shared/fields/validation';
 
 const ok = (f: Field, v: unknown, label = 'Field') => coerce(f, v, label);

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 // The README is a front page (at most 250 lines) and docs/ holds the rest: the operations table
 // is the catalog's, the manual install is the command the e2e suite runs, and every relative link
 // and every repository path the pages name leads to something that exists in the repository.
@@ -10,38 +10,10 @@ import {
 	operationsTable,
 	withOperationsTable,
 } from '../../scripts/operations-table';
+import { PAGES, README, ROOT, prose, read } from '../docPages';
 import { MANUAL_INSTALL_FLAGS, NODES_NPMRC_LINE } from '../e2e/n8n';
 
-const ROOT = resolve(__dirname, '../..');
-const README = 'README.md';
 const MAX_README_LINES = 250;
-
-const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-
-function markdownUnder(dir: string): string[] {
-	return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-		const file = `${dir}/${entry.name}`;
-		if (entry.isDirectory()) return markdownUnder(file);
-		return entry.name.endsWith('.md') ? [file] : [];
-	});
-}
-
-/**
- * The README, every page under docs/, and the READMEs of the folders it links to (examples,
- * benchmarks, sandbox); paths from the repository root.
- */
-const PAGES = [
-	README,
-	...markdownUnder('docs'),
-	'examples/README.md',
-	'bench/README.md',
-	'sandbox/README.md',
-];
-
-/** A page's text without fenced code blocks (their brackets are code, not links or headings). */
-function prose(text: string): string {
-	return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
-}
 
 /** The anchors GitHub gives a page's headings (github-slugger: lower case, punctuation dropped). */
 function anchors(text: string): Set<string> {
@@ -158,6 +130,46 @@ test('every repository path the README and docs/ (and the folder READMEs) name (
 	);
 	expect(problems).toEqual([]);
 	expect(looked).toBeGreaterThan(50); // the parser found the test and benchmark references
+});
+
+/**
+ * The sections a page holds twice: a heading repeated under the same parent heading (a "Results"
+ * under each benchmark is fine, a benchmark's section twice is not).
+ */
+function repeatedSections(text: string): string[] {
+	const path: string[] = [];
+	const seen = new Set<string>();
+	const repeated: string[] = [];
+	for (const [, hashes, heading] of prose(text).matchAll(/^(#{1,6})[ \t]+(.+?)[ \t#]*$/gm)) {
+		path.length = hashes.length - 1;
+		path[hashes.length - 1] = heading;
+		const where = path.join(' > ');
+		if (seen.has(where)) repeated.push(where);
+		seen.add(where);
+	}
+	return repeated;
+}
+
+/** The paragraphs (of 100 characters or more) a page holds twice, e.g. a section pasted again. */
+function repeatedParagraphs(text: string): string[] {
+	const paragraphs = prose(text)
+		.split(/\n[ \t]*\n/)
+		.map((p) => p.replace(/\s+/g, ' ').trim())
+		.filter((p) => p.length >= 100);
+	return paragraphs.filter((p, i) => paragraphs.indexOf(p) !== i).map((p) => p.slice(0, 60));
+}
+
+test('no page holds a section twice', () => {
+	const repeated = PAGES.flatMap((page) => [
+		...repeatedSections(read(page)).map((s) => `${page}: section ${s}`),
+		...repeatedParagraphs(read(page)).map((p) => `${page}: paragraph "${p}…"`),
+	]);
+	expect(repeated).toEqual([]);
+	expect(repeatedSections('# B\n## B8\n### Results\n## B9\n### Results\n## B8\n')).toEqual([
+		'B > B8',
+	]);
+	const section = `## B8\n\n${'A real n8n, killed mid-batch. '.repeat(4)}\n`;
+	expect(repeatedParagraphs(`# B\n\n${section}\n## B1: common setup${section}`)).toHaveLength(1);
 });
 
 test('the link checks catch what they are for', () => {

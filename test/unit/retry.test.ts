@@ -1,5 +1,5 @@
-import type { Attempt, RetryFailure } from '../../nodes/shared/retry';
-import { RETRY, pause, withRetries } from '../../nodes/shared/retry';
+import type { Attempt, RetryFailure } from '../../nodes/shared/transport/retry';
+import { RETRY, pause, withRetries } from '../../nodes/shared/transport/retry';
 
 type Budget = 'limited' | 'fault';
 interface Failure extends RetryFailure<Budget> {

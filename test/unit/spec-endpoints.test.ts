@@ -5,12 +5,15 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals --
  * test code (never part of dist/) reads the generated JSON from disk. */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import {
 	ANY_BODY_KEY,
 	DEFAULT_SPEC_DIR,
 	extractSpec,
+	readSpecDocuments,
 	renderSpecJson,
+	writtenEndpoints,
 	type Endpoint,
 	type FieldDescriptor,
 	type FieldMap,
@@ -61,12 +64,21 @@ const ALLOWED_KEYS = new Set([
 	'note',
 ]);
 
+/** The endpoints the documents write, read from their text alone (no typed count). */
+const written = writtenEndpoints(readSpecDocuments());
+const key = (e: Endpoint) => `${e.method} ${e.path}`;
+
 describe('spec/endpoints.json: shape and counts', () => {
-	it('has 186 endpoints with unique method + path', () => {
-		expect(spec.count).toBe(186);
-		expect(spec.endpoints).toHaveLength(186);
-		const keys = new Set(spec.endpoints.map((e) => `${e.method} ${e.path}`));
-		expect(keys.size).toBe(186);
+	it(`has every endpoint the documents write, each once (${[...written.values()].flat().length})`, () => {
+		const keys = spec.endpoints.map(key);
+		expect(new Set(keys).size).toBe(keys.length);
+		expect(spec.count).toBe(keys.length);
+		for (const [doc, inText] of written) {
+			expect(spec.endpoints.filter((e) => e.doc === doc).map(key)).toEqual(inText);
+		}
+		expect(keys.length).toBe([...written.values()].flat().length);
+		// the text's count sees what it is for: the body table heading that defines POST /characters
+		expect(written.get(2)).toContain('POST /characters');
 	});
 
 	it('lists the three source documents', () => {
@@ -75,12 +87,6 @@ describe('spec/endpoints.json: shape and counts', () => {
 			'2-characters-brands-ads-marketing.md',
 			'3-editor-effects-audio-cinema-canvas-3d-agent.md',
 		]);
-	});
-
-	it('has the per-document counts (44 + 56 + 86)', () => {
-		const counts: Record<number, number> = {};
-		for (const e of spec.endpoints) counts[e.doc] = (counts[e.doc] ?? 0) + 1;
-		expect(counts).toEqual({ 1: 44, 2: 56, 3: 86 });
 	});
 
 	it('has path parameters matching the path, and a scope everywhere except GET /workspace', () => {
@@ -358,6 +364,52 @@ describe('spec/endpoints.json: spot checks against the spec text', () => {
 			range: [0, 3600],
 		});
 		expect(ep('POST', '/edits/{id}/thumbnail').summary).toBe('saves the frame at time.');
+	});
+});
+
+describe('the extraction takes exactly the endpoints the documents write', () => {
+	/** A copy of the spec documents with `change` applied to document 2. */
+	function changedCopy(change: (text: string) => string): string {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mediagen-spec-'));
+		for (const { file } of readSpecDocuments()) {
+			const text = fs.readFileSync(path.join(DEFAULT_SPEC_DIR, file), 'utf8');
+			fs.writeFileSync(path.join(dir, file), file.startsWith('2-') ? change(text) : text);
+		}
+		return dir;
+	}
+
+	it('fails naming an endpoint the text defines where the parser does not look', () => {
+		// a body table heading outside "## Endpoints": the parser skips that part of the document
+		const dir = changedCopy((text) =>
+			text.replace(
+				/\n## Endpoints\n/,
+				'\nExtra body (POST /extras, content.create):\n\n| field | type | rules |\n|---|---|---|\n| name | string | required |\n\n## Endpoints\n',
+			),
+		);
+		try {
+			const before = written.get(2)?.length ?? 0;
+			expect(() => extractSpec(dir)).toThrow(
+				`document 2: the text writes ${before + 1} endpoints, the parser found ${before}; not parsed: POST /extras`,
+			);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it('follows a new endpoint line of the documents without a number to change', () => {
+		const dir = changedCopy((text) =>
+			text.replace(
+				/^(- GET \/characters .*)$/m,
+				'$1\n- GET /characters/{id}/extras (content.read): extras.',
+			),
+		);
+		try {
+			const grown = extractSpec(dir);
+			expect(grown.count).toBe([...written.values()].flat().length + 1);
+			expect(grown.endpoints.map(key)).toContain('GET /characters/{id}/extras');
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
 

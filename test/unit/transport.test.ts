@@ -1,21 +1,21 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { defaultIdempotencyKey } from '../../nodes/shared/durable/key';
+import {
+	asNodeError,
+	errorBodyOf,
+	errorMessage,
+	issuesText,
+	statusOf,
+} from '../../nodes/shared/transport/errors';
 import {
 	RETRY,
 	backoffDelay,
 	isRetrySafe,
 	retryAfterMs,
 	retryAfterWithJitter,
-} from '../../nodes/shared/retry';
-import {
-	asNodeError,
-	defaultIdempotencyKey,
-	errorBodyOf,
-	errorMessage,
-	issuesText,
-	statusOf,
-} from '../../nodes/shared/transport';
+} from '../../nodes/shared/transport/retry';
 
 describe('retry policy', () => {
 	test('a POST is retried after a fault only with an idempotency key', () => {
@@ -49,16 +49,16 @@ test('Retry-After waits get jitter: at least the header, at most 10 % more (250 
 });
 
 describe('idempotency keys', () => {
-	const base = { executionId: '101', nodeId: 'node-a', runIndex: 0, itemIndex: 0 };
-	test('stable for the same execution, node, run and item (n8n Retry On Fail)', () => {
+	const base = { token: '101', nodeId: 'node-a', position: 0, itemIndex: 0 };
+	test('stable for the same run, node, position and item (every try of the run)', () => {
 		expect(defaultIdempotencyKey(base)).toBe(defaultIdempotencyKey({ ...base }));
 	});
-	test('different for a new execution, node, run or item', () => {
+	test('different for a new run, node, position or item', () => {
 		const keys = new Set([
 			defaultIdempotencyKey(base),
-			defaultIdempotencyKey({ ...base, executionId: '102' }),
+			defaultIdempotencyKey({ ...base, token: '102' }),
 			defaultIdempotencyKey({ ...base, nodeId: 'node-b' }),
-			defaultIdempotencyKey({ ...base, runIndex: 1 }),
+			defaultIdempotencyKey({ ...base, position: 1 }),
 			defaultIdempotencyKey({ ...base, itemIndex: 1 }),
 		]);
 		expect(keys.size).toBe(5);

@@ -10,15 +10,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { localCause } from '../../nodes/shared/binaryDownload';
-import { redirectedRequest, sizeOf } from '../../nodes/shared/signedUrl';
+import { localCause } from '../../nodes/shared/files/download';
+import { redirectedRequest, sizeOf } from '../../nodes/shared/files/signedUrl';
 import {
 	directOverHttp,
 	insecureUrlProblem,
 	isLoopbackHost,
 	keyedRequest,
 	requestTarget,
-} from '../../nodes/shared/urlPolicy';
+} from '../../nodes/shared/transport/urlPolicy';
 
 describe('plain http: loopback addresses and localhost itself only', () => {
 	test.each(['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '[::1]', '::1'])(

@@ -9,7 +9,7 @@ import {
 	signPayload,
 	verifyWebhook,
 	type WebhookHeaders,
-} from '../../nodes/shared/webhookSignature';
+} from '../../nodes/MediaGenTrigger/webhookSignature';
 
 // The Standard Webhooks published test vector
 const VECTOR_WHSEC = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

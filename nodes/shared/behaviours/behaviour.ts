@@ -9,17 +9,17 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { BinaryFileInfo } from '../binaryFile';
+import type { BinaryFileInfo } from '../files/file';
 import type { Endpoint } from '../catalog/dsl';
 import type { PreparedRequest } from '../fields/request';
 import { prepareRequest } from '../fields/request';
-import type { JobSettings } from '../jobs';
-import type { PendingJob } from '../poller';
-import type { CollectQuery } from '../collect';
-import type { Lookup } from '../recovery';
-import type { RunIdentity } from '../runIdentity';
-import type { RunMemory } from '../runMemory';
-import { mediaGenRequest } from '../transport';
+import type { JobSettings } from '../jobs/output';
+import type { PendingJob } from '../jobs/poller';
+import type { CollectQuery } from '../durable/collect';
+import type { Lookup } from '../durable/recovery';
+import type { RunIdentity } from '../durable/identity';
+import type { RunMemory } from '../durable/memory';
+import { mediaGenRequest } from '../transport/request';
 
 /** What every item of a node run shares: its position, identity and memory. */
 export interface RunState {
@@ -38,6 +38,12 @@ export interface ListSettings {
 	includeNextCursor: boolean;
 }
 
+/** Jobs known before sending: `whole` when they are MediaGen's records (else read them first). */
+export interface KnownJobs {
+	jobs: IDataObject[];
+	whole: boolean;
+}
+
 /** A job operation's item: how it waits, and the jobs known before sending anything. */
 export interface JobPlan {
 	settings: JobSettings;
@@ -45,10 +51,12 @@ export interface JobPlan {
 	maxCreditsPerRun: number;
 	/** The estimate of the guard phase, when one was needed. */
 	estimate?: number;
-	/** Jobs an earlier try of this run started (n8n's Retry), or waited for: not created. */
-	restored?: IDataObject[];
-	/** Whether `restored` holds the jobs' records as MediaGen answered them (else read them first). */
-	restoredAsRecords?: boolean;
+	/**
+	 * The item's jobs known before anything is sent, which are waited for and never created: those
+	 * an earlier try recorded in the node context, those a lookup found at MediaGen, or the job a
+	 * Wait operation names.
+	 */
+	known?: KnownJobs;
 	/** Generation → Collect: what it looks for. */
 	collect?: CollectQuery;
 }

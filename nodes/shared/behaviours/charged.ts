@@ -2,12 +2,12 @@
  * Calls that MediaGen charges and answers at once (captions, translation, cleanup, highlights,
  * analysis, AI edit): each answer is remembered for n8n's Retry as it arrives, and an item whose
  * call was sent without an answer is marked, so that a retry outputs the remembered answer, or
- * looks for the work at MediaGen (../recovery.ts, `recoverAnswers`), instead of charging twice.
+ * looks for the work at MediaGen (../durable/recovery.ts, `recoverAnswers`), instead of charging twice.
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { claimEvidence } from '../recovery';
-import { asNodeError, statusOf } from '../transport';
+import { claimEvidence } from '../durable/recovery';
+import { asNodeError, statusOf } from '../transport/errors';
 import type { Behaviour, ItemPlan, RunState } from './behaviour';
 import { outputs, requestPlan, sendRequest } from './behaviour';
 import { toItems } from './plain';

@@ -1,6 +1,6 @@
 /** Asset → Download: the file streamed into a binary property (a tool gets a signed URL). */
-import { downloadAssetToBinary } from '../binaryDownload';
-import { fileAsLink, isToolCall } from '../tool';
+import { downloadAssetToBinary } from '../files/download';
+import { fileAsLink, isToolCall } from '../jobs/toolCall';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, optionsOf, outputs, requestPlan } from './behaviour';
 

@@ -4,8 +4,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-
-import { defaultIdempotencyKey } from '../transport';
+import { defaultIdempotencyKey } from '../durable/key';
 import type { ItemPlan, RunState } from './behaviour';
 import { optionsOf } from './behaviour';
 
@@ -39,9 +38,9 @@ export function addIdempotencyKey(ctx: IExecuteFunctions, plan: ItemPlan, run: R
 	request.idempotencyKey =
 		ownIdempotencyKey(ctx, itemIndex) ||
 		defaultIdempotencyKey({
-			executionId: run.identity.token,
+			token: run.identity.token,
 			nodeId: ctx.getNode().id,
-			runIndex: run.position,
+			position: run.position,
 			itemIndex,
 		});
 	// Where the spec also (or only) names a body key, send the same key there.

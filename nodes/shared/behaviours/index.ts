@@ -14,17 +14,33 @@ import { textResult } from './textResult';
 import { upload } from './upload';
 import { webhookRetry } from './webhookRetry';
 
-/** The behaviour of an endpoint (at most one of them applies to any endpoint of the catalog). */
+/**
+ * Each behaviour and the mark of a declaration that gives an endpoint that behaviour; an endpoint
+ * without any mark is `plain`. A declaration has at most one of these marks
+ * (test/unit/behaviours.test.ts checks the catalog), so their order here decides nothing.
+ */
+export const BEHAVIOURS: ReadonlyArray<{
+	name: string;
+	is: (e: Endpoint) => boolean;
+	behaviour: Behaviour;
+}> = [
+	{
+		name: 'webhookRetry',
+		is: (e) => e.nodeOperation?.kind === 'retryDeliveries',
+		behaviour: webhookRetry,
+	},
+	{ name: 'upload', is: (e) => e.binary === 'upload', behaviour: upload },
+	{ name: 'list', is: (e) => !!e.paginate, behaviour: list },
+	{ name: 'download', is: (e) => e.binary === 'download', behaviour: download },
+	{ name: 'textResult', is: (e) => e.binary === 'text', behaviour: textResult },
+	{ name: 'job', is: (e) => !!e.job, behaviour: job },
+	{ name: 'resultAsset', is: (e) => e.binary === 'resultAsset', behaviour: resultAsset },
+	{ name: 'charged', is: (e) => !!e.charged, behaviour: charged },
+];
+
+/** The behaviour of an endpoint: the one its declaration marks, else plain. */
 export function behaviourOf(endpoint: Endpoint): Behaviour {
-	if (endpoint.nodeOperation?.kind === 'retryDeliveries') return webhookRetry;
-	if (endpoint.binary === 'upload') return upload;
-	if (endpoint.paginate) return list;
-	if (endpoint.binary === 'download') return download;
-	if (endpoint.binary === 'text') return textResult;
-	if (endpoint.job) return job;
-	if (endpoint.binary === 'resultAsset') return resultAsset;
-	if (endpoint.charged) return charged;
-	return plain;
+	return BEHAVIOURS.find((b) => b.is(endpoint))?.behaviour ?? plain;
 }
 
 /**

@@ -1,22 +1,24 @@
 /**
  * Operations that start jobs (Generation → Create and the other job operations), and the node's
  * own Wait and Collect operations: their form, their keys and provenance, their credits guard,
- * their create. The waiting is the run's poller (../poller.ts); docs/batches.md.
+ * their create. The waiting is the run's poller (../jobs/poller.ts); docs/batches.md.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Endpoint } from '../catalog/dsl';
+import type { CollectQuery } from '../durable/collect';
+import { collectByProvenance } from '../durable/collect';
+import { PROVENANCE_KEY, provenanceOf } from '../durable/identity';
+import { jobOfReusedKey } from '../durable/recovery';
 import type { PreparedRequest } from '../fields/request';
-import type { JobSettings, ReturnAs } from '../jobs';
-import { checkMaxCredits, estimateCredits, startedJobs } from '../jobs';
-import type { PendingJob } from '../poller';
-import { jobPath, pendingJob } from '../poller';
-import type { CollectQuery } from '../collect';
-import { collectByProvenance } from '../collect';
-import { jobOfReusedKey } from '../recovery';
-import { PROVENANCE_KEY, provenanceOf } from '../runIdentity';
-import { asNodeError, errorBodyOf, statusOf } from '../transport';
+import { checkMaxCredits, estimateCredits } from '../jobs/credits';
+import type { JobSettings, ReturnAs } from '../jobs/output';
+import { startedJobs } from '../jobs/output';
+import { fillPath } from '../jobs/paths';
+import type { PendingJob } from '../jobs/poller';
+import { pendingJob } from '../jobs/poller';
+import { asNodeError, errorBodyOf, statusOf } from '../transport/errors';
 import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
 import { binaryProperty, optionsOf, outputs, requestPlan, sendRequest } from './behaviour';
 import { SEND_WHEN_UNSURE, sendMarked } from './charged';
@@ -171,7 +173,7 @@ function collectQueryOf(
 /** Whether the guard phase must estimate this item before anything is created. */
 export function needsEstimate(plan: ItemPlan, runLimit: number): boolean {
 	const { endpoint, request, job } = plan;
-	if (!job || job.restored) return false;
+	if (!job || job.known) return false;
 	const intoEmpty =
 		!!endpoint.estimateInto && request.body?.[endpoint.estimateInto.field] === undefined;
 	return intoEmpty || (!!endpoint.job?.estimate && (job.settings.maxCredits > 0 || runLimit > 0));
@@ -187,7 +189,7 @@ export async function guard(ctx: IExecuteFunctions, plan: ItemPlan, runLimit: nu
 	const into = endpoint.estimateInto;
 	let estimated: number | undefined;
 	if (into && request.body && request.body[into.field] === undefined) {
-		const path = jobPath(into.path, '', request.params);
+		const path = fillPath(into.path, '', request.params);
 		estimated = await estimateCredits(ctx, path, {}, itemIndex);
 		request.body[into.field] = estimated;
 	}
@@ -198,7 +200,7 @@ export async function guard(ctx: IExecuteFunctions, plan: ItemPlan, runLimit: nu
 			? estimated
 			: await estimateCredits(
 					ctx,
-					jobPath(estimatePath, '', request.params),
+					fillPath(estimatePath, '', request.params),
 					request.body,
 					itemIndex,
 				);
@@ -248,13 +250,13 @@ export function pendingJobsOf(
 	idsOnly = false,
 ): PendingJob[] {
 	const { endpoint, request, itemIndex, job } = plan;
-	if (!endpoint.job || !job) return [];
-	const poll = { ...endpoint.job, path: endpoint.job.poll };
+	const declared = endpoint.job;
+	if (!declared || !job) return [];
 	return records.map((record) =>
 		pendingJob(
 			itemIndex,
 			idsOnly ? { id: record.id, status: 'queued' } : record,
-			poll,
+			declared,
 			request.params,
 			job.settings.timeoutMinutes,
 		),
@@ -279,17 +281,19 @@ export const job: Behaviour = {
 		plan.job = {
 			settings: waits ? { ...settings, waitForCompletion: true } : settings,
 			maxCreditsPerRun: Number(optionsOf(ctx, itemIndex).maxCreditsPerRun ?? 0),
-			restored: waits ? waitedJob(endpoint, plan.request) : remembered,
+			known: waits
+				? { jobs: waitedJob(endpoint, plan.request), whole: false }
+				: remembered && { jobs: remembered, whole: false },
 			collect,
 		};
 		return plan;
 	},
 	async send(ctx, plan, run) {
 		const { endpoint, itemIndex } = plan;
-		const { settings, restored, restoredAsRecords, collect } = plan.job ?? {};
+		const { settings, known, collect } = plan.job ?? {};
 		let started: IDataObject[];
 		if (collect) started = await collectByProvenance(ctx, collect);
-		else if (restored) started = restored;
+		else if (known) started = known.jobs;
 		else {
 			// remembered for n8n's Retry as soon as MediaGen answers
 			started = await createJobs(ctx, plan, run);
@@ -297,7 +301,7 @@ export const job: Behaviour = {
 		}
 		if (!settings?.waitForCompletion || !endpoint.job) return outputs(started, itemIndex);
 		// an id known from the node context or a Wait's parameter: the poller reads it first
-		const jobs = pendingJobsOf(plan, started, !!restored && !restoredAsRecords);
+		const jobs = pendingJobsOf(plan, started, !!known && !known.whole);
 		return { kind: 'jobs', jobs };
 	},
 };

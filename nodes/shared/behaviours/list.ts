@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Endpoint } from '../catalog/dsl';
 import type { PreparedRequest } from '../fields/request';
-import { listPages } from '../pages';
+import { listPages } from '../transport/pages';
 import type { Behaviour, ListSettings } from './behaviour';
 import { optionsOf, requestPlan } from './behaviour';
 

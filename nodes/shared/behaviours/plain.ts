@@ -1,7 +1,7 @@
 /** An operation without a special behaviour: its request, the answer as output items. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { answerList } from '../itemLists';
+import { answerList } from './itemLists';
 import type { Behaviour } from './behaviour';
 import { outputs, requestPlan, sendRequest } from './behaviour';
 

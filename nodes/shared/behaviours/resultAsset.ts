@@ -1,8 +1,8 @@
 /** An operation whose answer is an asset (a thumbnail, an export): its file downloaded too. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { downloadAssetToBinary } from '../binaryDownload';
-import { fileAsLink, isToolCall } from '../tool';
+import { downloadAssetToBinary } from '../files/download';
+import { fileAsLink, isToolCall } from '../jobs/toolCall';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, outputs, requestPlan, sendRequest } from './behaviour';
 

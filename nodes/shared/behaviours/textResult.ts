@@ -1,5 +1,5 @@
 /** Generation → Get Subtitles: a text answer as JSON and as a file (a tool gets the text). */
-import { isToolCall } from '../tool';
+import { isToolCall } from '../jobs/toolCall';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, outputs, requestPlan, sendRequest } from './behaviour';
 

@@ -1,6 +1,6 @@
 /** Asset → Upload: a binary property's file sent in parts to signed URLs, then completed. */
-import { binaryFileInfo } from '../binaryFile';
-import { uploadBinary } from '../binaryUpload';
+import { binaryFileInfo } from '../files/file';
+import { uploadBinary } from '../files/upload';
 import type { Behaviour } from './behaviour';
 import { binaryProperty, binaryPropertyOf, outputs, requestPlan } from './behaviour';
 
@@ -31,7 +31,7 @@ export const upload: Behaviour = {
 			ctx,
 			{ itemIndex, propertyName, file },
 			request.body ?? {},
-			run.memory,
+			(key) => run.memory.upload(itemIndex, key),
 		);
 		return outputs([asset], itemIndex);
 	},

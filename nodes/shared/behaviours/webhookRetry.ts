@@ -1,7 +1,7 @@
 /**
  * Webhook → Retry Failed Deliveries (a node operation): the endpoint enabled again when MediaGen
  * disabled it, then its failed deliveries retried, oldest first, within the rate limit; the same
- * recovery the MediaGen Trigger makes by itself in automatic mode (../webhookDeliveries.ts).
+ * recovery the MediaGen Trigger makes by itself in automatic mode (../webhooks/deliveries.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -12,7 +12,7 @@ import {
 	listEndpoints,
 	readDeliveryLog,
 	retryDeliveries,
-} from '../webhookDeliveries';
+} from '../webhooks/deliveries';
 import type { Behaviour } from './behaviour';
 import { outputs, requestPlan } from './behaviour';
 

@@ -6,9 +6,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemPlan } from '../behaviours/behaviour';
-import { estimateCredits } from '../jobs';
-import { jobPath } from '../poller';
-import { PROVENANCE_KEY } from '../runIdentity';
+import { PROVENANCE_KEY } from '../durable/identity';
+import { estimateCredits } from '../jobs/credits';
+import { fillPath } from '../jobs/paths';
 
 /** Estimate requests in flight at once. */
 export const ESTIMATES_IN_FLIGHT = 8;
@@ -53,7 +53,7 @@ export async function estimateAll(
 		const batch = work.slice(k, k + ESTIMATES_IN_FLIGHT).map(async (item) => {
 			const { endpoint, request, itemIndex } = item.plan;
 			const template = String(endpoint.job?.estimate ?? endpoint.charged?.estimate);
-			const path = jobPath(template, '', request.params);
+			const path = fillPath(template, '', request.params);
 			const key = priceKey(path, item.plan);
 			if (!prices.has(key))
 				prices.set(key, estimateCredits(ctx, path, request.body ?? {}, itemIndex));

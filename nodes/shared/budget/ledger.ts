@@ -8,10 +8,9 @@
 import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-
-import { timeOf } from '../poller';
-import { credentialOf, mediaGenRequest } from '../transport';
-import { pageOf } from '../pages';
+import { timeOf } from '../jobs/paths';
+import { pageOf } from '../transport/pages';
+import { credentialOf, mediaGenRequest } from '../transport/request';
 
 /** One ledger entry, as the budget needs it. */
 export interface LedgerEntry {

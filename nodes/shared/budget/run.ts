@@ -10,13 +10,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemPlan, SendResult } from '../behaviours/behaviour';
-import type { OpenJob } from '../cancelJobs';
-import { cancelJobs } from '../cancelJobs';
-import type { JobSettings } from '../jobs';
-import type { PendingJob } from '../poller';
-import { jobPath } from '../poller';
-import { isToolCall } from '../tool';
-import { asNodeError, credentialOf, mediaGenRequest, statusOf } from '../transport';
+import type { OpenJob } from '../jobs/cancel';
+import { cancelJobs } from '../jobs/cancel';
+import type { JobSettings } from '../jobs/output';
+import { fillPath } from '../jobs/paths';
+import type { PendingJob } from '../jobs/poller';
+import { isToolCall } from '../jobs/toolCall';
+import { asNodeError, statusOf } from '../transport/errors';
+import { credentialOf, mediaGenRequest } from '../transport/request';
 import { estimateAll } from './estimates';
 import type { Claim, Limits, Standing } from './ledger';
 import { readLedger, walkLedger } from './ledger';
@@ -31,7 +32,7 @@ export const BUDGET = {
 	firstChunk: 4,
 };
 
-/** What the budget needs of a node run (router.ts's run has it). */
+/** What the budget needs of a node run (run/execute.ts's run has it). */
 export interface BudgetRun {
 	ctx: IExecuteFunctions;
 	continueOnFail: boolean;
@@ -55,13 +56,13 @@ interface Item {
 	cost?: number;
 	started: Started[];
 	refused?: NodeOperationError;
-	/** The refusal already reached the router (the guard's, or a send's failure). */
+	/** The refusal already reached the run (run/execute.ts: the guard's, or a send's failure). */
 	reported?: boolean;
 }
 
 function kindOf({ endpoint, job, charged }: ItemPlan): Item['kind'] | undefined {
 	if (endpoint.nodeOperation) return undefined;
-	if (endpoint.job) return job && !job.restored ? 'job' : undefined;
+	if (endpoint.job) return job && !job.known ? 'job' : undefined;
 	if (endpoint.charged) return charged && !charged.answer ? 'immediate' : undefined;
 	return endpoint.reserves ? 'generation' : undefined;
 }
@@ -252,7 +253,7 @@ export class RunBudget {
 		const cancel = plan.endpoint.job?.cancel ?? plan.endpoint.reserves?.cancel;
 		for (const { json } of result.items) {
 			const id = String(json.id);
-			const cancelPath = cancel ? jobPath(cancel, id, plan.request.params) : undefined;
+			const cancelPath = cancel ? fillPath(cancel, id, plan.request.params) : undefined;
 			item.started.push({ open: { id, itemIndex: plan.itemIndex, cancelPath, record: json } });
 		}
 	}

@@ -26,12 +26,6 @@ export type LocatorKind =
 	| 'scene3d'
 	| 'agentSession';
 
-/**
- * The node version from which inputs that were JSON only have a source without code:
- * `fromItems`, `namedValues` and `answerList` below (MediaGen Ads and MediaGen Influencer).
- */
-export const INPUT_SOURCES_VERSION = 3;
-
 interface FieldCommon {
 	required?: boolean;
 	/** The spec's default (`=v`); absent when the spec gives none. */
@@ -91,7 +85,7 @@ export interface JsonField extends FieldCommon {
 	spread?: boolean;
 	/**
 	 * From node version 3 the object can also be typed as name/value pairs on the form, the
-	 * default there (../namedValues.ts): for a flat object of free keys, e.g. builder attributes.
+	 * default there (../fields/namedValues.ts): for a flat object of free keys, e.g. builder attributes.
 	 */
 	namedValues?: boolean;
 }
@@ -112,7 +106,7 @@ export interface ObjectListField extends FieldCommon {
 	/**
 	 * From node version 3 the list can come from the input items, the default there: each input
 	 * item is one entry (checked field by field), and all of them go into one request
-	 * (../itemLists.ts).
+	 * (../behaviours/itemLists.ts).
 	 */
 	fromItems?: boolean;
 }
@@ -133,32 +127,26 @@ export type FieldMap = Record<string, Field>;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Behaviour beyond "send the request, return the JSON", each implemented once in shared/. */
+/** The type of a list's `before` cursor. */
+export type CursorType = 'string' | 'integer';
+
+/** Behaviour beyond "send the request, return the JSON", each implemented once in ../behaviours/. */
 export interface EndpointBehaviour {
-	/** List endpoint with cursor pagination (`limit`, `before`): Return All / Limit. */
-	paginate?: 'string' | 'integer';
+	/**
+	 * A list with cursor pagination (`limit`, `before`): Return All / Limit. The value is the type
+	 * of its `before` cursor (string on most lists, integer on the ledger: spec, Pagination).
+	 */
+	paginate?: CursorType;
 	/** Keys of the list envelope copied into every output item (e.g. `eventTypes`). */
 	listExtras?: string[];
 	/** Sends an Idempotency-Key header (job-creating endpoints). */
 	idempotent?: boolean;
 	/**
-	 * Creates one job, or several (`{ data: [...] }`): Max Credits (POSTs the same body to
-	 * `estimate` first), Wait for Completion (polls `poll`), Return As JSON / Binary / Both.
-	 * In both paths `{jobId}` is the job's id and `{name}` a path parameter of the request.
-	 * `within`: the polled record holds the job in this array (e.g. an edit's `exports`).
-	 * `cancel`: POST path that cancels the job (Stop of the execution uses it).
-	 * `list`: list path returning such jobs newest first with `status=all`, `limit` and `before`;
-	 * the run's jobs are then polled together, a page of 100 per request.
+	 * Jobs: those the endpoint starts (StartsJobs: one, or several in `{ data: [...] }`), or those
+	 * a node operation waits for (WaitsForJobs). Wait for Completion polls `poll`; Return As JSON,
+	 * Binary or Both; Max Credits POSTs the same body to `estimate` first.
 	 */
-	job?: {
-		estimate?: string;
-		poll: string;
-		within?: string;
-		cancel?: string;
-		list?: string;
-		/** Where n8n's Retry of a crashed execution finds the jobs its create had started. */
-		recover?: RecoverRule;
-	};
+	job?: StartsJobs | WaitsForJobs;
 	/**
 	 * A call that MediaGen charges and answers at once (no job): where the work it did is listed,
 	 * so that a retry does not charge it twice (see ChargedRule).
@@ -193,7 +181,7 @@ export interface EndpointBehaviour {
 	/**
 	 * From node version 3 the answer's list under this key is the output, one item per entry
 	 * (e.g. the combinations of a matrix preview), instead of one item holding the answer
-	 * (../itemLists.ts).
+	 * (../behaviours/itemLists.ts).
 	 */
 	answerList?: string;
 }
@@ -214,6 +202,35 @@ export interface Endpoint extends EndpointBehaviour {
 	pathParams: FieldMap;
 	query: FieldMap;
 	body: FieldMap;
+}
+
+/**
+ * How a job is read: `poll` (its record; `{jobId}` is the job's id, `{name}` a path parameter of
+ * the request); `within`: the polled record holds the job in this array (e.g. an edit's
+ * `exports`); `cancel`: POST path that cancels it (Stop of the execution uses it); `list`: list
+ * path returning such jobs newest first with `status=all`, `limit` and `before` (the run's jobs
+ * are then polled together, a page of 100 per request).
+ */
+export interface JobPoll {
+	poll: string;
+	within?: string;
+	cancel?: string;
+	list?: string;
+}
+
+/** The jobs an endpoint starts: read as JobPoll says, priced at `estimate`, found again by `recover`. */
+export interface StartsJobs extends JobPoll {
+	waitsOnly?: never;
+	estimate?: string;
+	/** Where n8n's Retry finds the jobs an earlier try of the run started (required). */
+	recover: RecoverRule;
+}
+
+/** The jobs a node operation (Wait, Collect) waits for: it starts none. */
+export interface WaitsForJobs extends JobPoll {
+	waitsOnly: true;
+	estimate?: never;
+	recover?: never;
 }
 
 /**
@@ -391,16 +408,16 @@ export function group(
 	return { resource, name, doc: source.doc, sections, endpoints };
 }
 
-/** The `job` of every endpoint whose jobs are generations (doc 1 and the tools that make them). */
-export const GENERATION_JOB = {
+/** How generations are read, listed and cancelled (doc 1, and every tool that makes them). */
+export const GENERATION_POLL: JobPoll = {
 	poll: '/generations/{jobId}',
 	list: '/generations',
 	cancel: '/generations/{jobId}/cancel',
 } as const;
 
 /** A generation job whose jobs are found again by `recover` (see RecoverRule). */
-export const generationJob = (recover: RecoverRule, estimate?: string) => ({
-	...GENERATION_JOB,
+export const startsGenerations = (recover: RecoverRule, estimate?: string) => ({
+	...GENERATION_POLL,
 	...(estimate ? { estimate } : {}),
 	recover,
 });
@@ -431,7 +448,7 @@ export function exportWait(line: string, owner: string, path: FieldMap): Endpoin
 					'The export to wait for: the id the export operation returned, e.g. {{ $json.id }}',
 			}),
 		},
-		job: { poll: record, within: 'exports' },
+		job: { poll: record, within: 'exports', waitsOnly: true },
 		nodeOperation: { kind: 'wait', jobId: 'exportId', since: 2 },
 	});
 }

@@ -2,8 +2,8 @@ import type { FieldMap } from './dsl';
 import {
 	bool,
 	endpoint,
-	GENERATION_JOB,
-	generationJob,
+	GENERATION_POLL,
+	startsGenerations,
 	int,
 	group,
 	json,
@@ -58,7 +58,7 @@ const generationBody: FieldMap = {
 };
 
 const generationId = { id: ref('generation') };
-const job = generationJob({ by: 'provenance' }, '/generations/estimate');
+const job = startsGenerations({ by: 'provenance' }, '/generations/estimate');
 
 /** Spec doc 1, "Generations". */
 export const generations = group('generation', 'Generation', { doc: 1, section: 'Generations' }, [
@@ -117,7 +117,7 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 					'The generation to wait for. Any job whose record is a generation works (character jobs, matrix variants, cinema shots, effects, …); map it from the node that started it, e.g. {{ $json.id }}.',
 			}),
 		},
-		job: GENERATION_JOB,
+		job: { ...GENERATION_POLL, waitsOnly: true },
 		nodeOperation: { kind: 'wait', jobId: 'id', since: 2 },
 	}),
 	endpoint('collect', 'GET /generations', 'content.read', {
@@ -150,7 +150,7 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 				description: 'How far back to look for the generations',
 			}),
 		},
-		job: GENERATION_JOB,
+		job: { ...GENERATION_POLL, waitsOnly: true },
 		nodeOperation: { kind: 'collect', since: 2 },
 	}),
 	endpoint('getSubtitles', 'GET /generations/{id}/subtitles', 'content.read', {

@@ -1,6 +1,6 @@
 /** The help a field's form shows: what it is, its limits, where its IDs come from. */
 import type { Field, LocatorKind } from '../catalog/dsl';
-import { idOrigin, LOCATORS } from '../listSearch';
+import { idOrigin, LOCATORS } from './listSearch';
 import { displayNameOf } from './names';
 
 function limitsText(field: Field): string {

@@ -1,5 +1,5 @@
 /** How catalog fields are named on the form, and where an operation's fields go on it. */
-import type { Endpoint, Field, FieldMap, Group } from '../catalog/dsl';
+import type { Endpoint, Field, FieldMap } from '../catalog/dsl';
 
 const ACRONYMS: Record<string, string> = { id: 'ID', ids: 'IDs', url: 'URL', uri: 'URI', q: 'Q' };
 
@@ -59,9 +59,4 @@ export function layoutOf(e: Endpoint): FormLayout {
 		layouts.set(e, layout);
 	}
 	return layout;
-}
-
-/** The operations of a resource in a node version (node operations exist from their `since`). */
-export function endpointsOf(g: Group, version: number): Endpoint[] {
-	return g.endpoints.filter((e) => (e.nodeOperation?.since ?? 1) <= version);
 }

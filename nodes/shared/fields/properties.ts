@@ -2,7 +2,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { Field, FieldMap, ObjectField, ObjectListField } from '../catalog/dsl';
-import { locatorProperty } from '../listSearch';
+import { locatorProperty } from './listSearch';
 import { describe, MODEL_ID_PLACEHOLDER } from './help';
 import { displayNameOf, optionNameOf } from './names';
 

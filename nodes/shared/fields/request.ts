@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Endpoint, Field, JsonValue } from '../catalog/dsl';
-import { namedValuesOf } from '../namedValues';
-import { asNodeError } from '../transport';
+import { asNodeError } from '../transport/errors';
+import { namedValuesOf } from './namedValues';
 import { displayNameOf, layoutOf, optionalCollectionOf, pathParamName } from './names';
 import { coerce, fail, FieldError, isBlank, readFields } from './validation';
 
@@ -60,7 +60,7 @@ export function prepareRequest(
 			if (!(isBlank(v) && key in derivedValues)) values[key] = v;
 		}
 		for (const [key, f] of layoutOf(e).top) {
-			if (key in derivedValues) continue; // e.g. a list from the input items (itemLists.ts)
+			if (key in derivedValues) continue; // e.g. a list from the input items (../behaviours/itemLists.ts)
 			values[key] =
 				namedValuesOf(ctx, key, f, itemIndex, displayNameOf(key, f)) ??
 				(ctx.getNodeParameter(key, itemIndex, '') as IDataObject[string]);

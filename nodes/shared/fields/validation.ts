@@ -2,7 +2,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Field, FieldMap, JsonValue } from '../catalog/dsl';
-import { UUID_REGEX } from '../listSearch';
+import { UUID_REGEX } from './listSearch';
 
 const UUID_RE = new RegExp(UUID_REGEX);
 

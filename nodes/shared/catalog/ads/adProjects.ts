@@ -2,7 +2,7 @@ import {
 	bool,
 	endpoint,
 	flag,
-	generationJob,
+	startsGenerations,
 	matching,
 	group,
 	int,
@@ -174,7 +174,7 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 				},
 			),
 		},
-		job: generationJob(matching({ 'context.adProjectId': '{id}' }, true)),
+		job: startsGenerations(matching({ 'context.adProjectId': '{id}' }, true)),
 	}),
 ]);
 

@@ -1,5 +1,5 @@
 import type { FieldMap } from '../dsl';
-import { endpoint, generationJob, group, json, matching, ref, str } from '../dsl';
+import { endpoint, startsGenerations, group, json, matching, ref, str } from '../dsl';
 
 /** Body shared by estimate and run. */
 const body: FieldMap = {
@@ -39,7 +39,7 @@ export const marketingTemplates = group(
 			path: templateId,
 			body,
 			idempotent: true,
-			job: generationJob(
+			job: startsGenerations(
 				matching({ 'context.templateId': '{id}', 'context.productId': '{body.productId}' }),
 				'/marketing/templates/{id}/estimate',
 			),

@@ -39,7 +39,7 @@ export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflo
 		description:
 			'Wait for a run started earlier (with Wait for Completion off) and return it as Start does',
 		path: runId,
-		job: poll,
+		job: { ...poll, waitsOnly: true },
 		nodeOperation: { kind: 'wait', jobId: 'runId', since: 2 },
 	}),
 	endpoint('getAll', 'GET /canvas/{id}/runs', 'content.read', {

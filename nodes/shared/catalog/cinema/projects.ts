@@ -1,6 +1,6 @@
 import {
 	endpoint,
-	generationJob,
+	startsGenerations,
 	matching,
 	group,
 	int,
@@ -95,7 +95,7 @@ export const cinemaProjects = group(
 				'Generate storyboard frames or shot videos, one job per shot; by default waits for all of them. Credits are charged only on success.',
 			path: cinemaProjectId,
 			body: generateFields,
-			job: generationJob(
+			job: startsGenerations(
 				matching({ 'context.cinemaProjectId': '{id}', 'context.kind': '{body.kind}' }, true),
 				'/cinema/{id}/estimate',
 			),

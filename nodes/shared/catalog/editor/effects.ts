@@ -1,5 +1,5 @@
 import type { FieldMap } from '../dsl';
-import { bool, endpoint, generationJob, group, json, matching, ref, str } from '../dsl';
+import { bool, endpoint, startsGenerations, group, json, matching, ref, str } from '../dsl';
 
 const collectionId = { id: ref('effectCollection') };
 const effectId = { id: str({ displayName: 'Effect ID' }) };
@@ -54,6 +54,6 @@ export const effects = group('effect', 'Effect', { doc: 3, section: 'Effects' },
 		path: effectId,
 		body: effectBody,
 		idempotent: true,
-		job: generationJob(matching({ 'context.effectId': '{id}' }), '/effects/{id}/estimate'),
+		job: startsGenerations(matching({ 'context.effectId': '{id}' }), '/effects/{id}/estimate'),
 	}),
 ]);

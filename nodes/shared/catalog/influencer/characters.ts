@@ -3,7 +3,7 @@ import {
 	bool,
 	endpoint,
 	flag,
-	generationJob,
+	startsGenerations,
 	matching,
 	group,
 	int,
@@ -231,7 +231,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 			count: int({ min: 1, max: 4, description: 'Number of candidate looks' }),
 			projectId,
 		},
-		job: generationJob(
+		job: startsGenerations(
 			matching({ 'context.characterId': '{id}', 'context.purpose': 'look' }, true),
 		),
 	}),
@@ -253,7 +253,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 			'Generate full body, turnaround, expressions and sheet from the main look (one job per kind)',
 		path: characterId,
 		body: referenceSetBody,
-		job: generationJob(
+		job: startsGenerations(
 			matching({ 'context.characterId': '{id}', 'context.purpose': 'reference' }, true),
 			'/characters/{id}/reference-set/estimate',
 		),
@@ -273,7 +273,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: characterId,
 		body: generationBody,
 		idempotent: true,
-		job: generationJob(
+		job: startsGenerations(
 			matching({ 'context.characterId': '{id}', 'context.purpose': '{body.purpose}' }),
 			'/characters/{id}/estimate',
 		),
@@ -297,7 +297,7 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: formatPath,
 		body: formatBody,
 		idempotent: true,
-		job: generationJob(
+		job: startsGenerations(
 			matching({ 'context.characterId': '{id}', 'context.formatId': '{formatId}' }),
 			'/characters/{id}/formats/{formatId}/estimate',
 		),

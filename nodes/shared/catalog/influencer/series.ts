@@ -1,6 +1,6 @@
 import {
 	endpoint,
-	generationJob,
+	startsGenerations,
 	group,
 	int,
 	manyOf,
@@ -104,7 +104,7 @@ export const seriesItems = group(
 				modelId: str({ max: 80, displayName: 'Model ID' }),
 				projectId: ref('project', { description: 'Project the draft is saved in' }),
 			},
-			job: generationJob(matching({ 'context.seriesItemId': '{id}' })),
+			job: startsGenerations(matching({ 'context.seriesItemId': '{id}' })),
 		}),
 	],
 );

@@ -1,0 +1,261 @@
+/**
+ * A node run's identity: the token its default idempotency keys and its provenance derive from,
+ * read from what n8n has saved of the execution (so that a retry of a crashed execution, which n8n
+ * starts from that saved data, finds the same identity). docs/batches.md gives the n8n facts.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+
+import type { IDataObject, IExecuteFunctions, IRunExecutionData, ITaskData } from 'n8n-workflow';
+
+import type { SavedView } from './memory';
+import { rememberedToken, rememberedView, rememberToken, rememberView } from './memory';
+
+export interface RunIdentity {
+	/** What default idempotency keys and the provenance's `run` derive from. */
+	token: string;
+	/** Whether n8n saved what the token derives from: a retry of this execution derives it too. */
+	durable: boolean;
+	/** The earliest start of this run n8n saved (ms): its jobs were created after it. */
+	since?: number;
+	/** What this run's saved data holds of the nodes before this one (see fingerprintOf). */
+	fingerprint?: string;
+}
+
+/** The reserved key of a job's `context` that holds where in n8n it was started. */
+export const PROVENANCE_KEY = 'n8n';
+
+/**
+ * Where in n8n a job was started (the job's `context.n8n`). `runIndex` is the run's position: n8n's
+ * run index of the node less the runs its crash recovery added (the same in every try).
+ */
+export interface Provenance {
+	workflowId: string;
+	nodeId: string;
+	node: string;
+	executionId: string;
+	run: string;
+	runIndex: number;
+	itemIndex: number;
+}
+
+const hash = (material: string) => createHash('sha256').update(material).digest('hex');
+
+/** Milliseconds since the epoch from an n8n task start (seconds in crash-recovered run data). */
+function asMs(t: unknown): number | undefined {
+	const n = Number(t);
+	if (!Number.isFinite(n) || n <= 0) return undefined;
+	return n < 1e11 ? n * 1000 : n;
+}
+
+/**
+ * The first start time of every node that ran before `nodeName`, as saved: equal in an execution
+ * and in n8n's retry of it (which starts from a copy of its saved data), different in another
+ * execution. Undefined when nothing before this node was saved.
+ */
+export function fingerprintOf(data: IRunExecutionData | undefined, nodeName: string) {
+	const runData = data?.resultData?.runData ?? {};
+	// a crashed or failed first run is left out: n8n's Retry removes the last node's (saved in the
+	// lost execution, gone from its retry's copy)
+	const firsts = Object.keys(runData)
+		.filter((name) => name !== nodeName && runData[name]?.length)
+		.filter((name) => !runData[name][0].error && runData[name][0].executionStatus !== 'crashed')
+		.sort()
+		.map((name) => [name, runData[name][0].startTime, runData[name][0].executionIndex]);
+	return firsts.length ? hash(JSON.stringify(firsts)) : undefined;
+}
+
+/** The earliest start this saved data records: the execution's establishment or a first task. */
+function sinceOf(data: IRunExecutionData | undefined): number | undefined {
+	const starts: number[] = [];
+	const established = asMs(data?.executionData?.runtimeData?.establishedAt);
+	if (established) starts.push(established);
+	for (const runs of Object.values(data?.resultData?.runData ?? {})) {
+		const first = asMs(runs?.[0]?.startTime);
+		if (first) starts.push(first);
+	}
+	return starts.length ? Math.min(...starts) : undefined;
+}
+
+/**
+ * What of the saved data is unique to this execution and copied into its retries: n8n 2.x's
+ * `resumeToken` (random, made with the execution's data before it is first saved), else the
+ * `runtimeData.establishedAt` of its execution context when it was saved before this node ran.
+ */
+function anchorOf(data: IRunExecutionData | undefined): string | undefined {
+	if (typeof data?.resumeToken === 'string' && data.resumeToken) return `r:${data.resumeToken}`;
+	const runtime = data?.executionData?.runtimeData;
+	if (runtime?.establishedAt) return `e:${runtime.establishedAt}:${String(runtime.source)}`;
+	return undefined;
+}
+
+/** An execution's data as n8n saved it (this one's by default; undefined where n8n gives none). */
+export async function savedExecutionData(
+	ctx: IExecuteFunctions,
+	executionId = ctx.getExecutionId(),
+): Promise<IRunExecutionData | undefined> {
+	if (!executionId || typeof ctx.getExecutionDataById !== 'function') return undefined;
+	try {
+		return await ctx.getExecutionDataById(executionId);
+	} catch {
+		return undefined;
+	}
+}
+
+/** A sub-execution's parent, as n8n 2.x and 1.x save it (`parentExecution`), if any. */
+export function parentOf(data: IRunExecutionData | undefined): string | undefined {
+	const id = (data as { parentExecution?: { executionId?: unknown } } | undefined)?.parentExecution
+		?.executionId;
+	return typeof id === 'string' && id ? id : undefined;
+}
+
+/**
+ * The items a sub-execution was started with (the start entry of its stack, which n8n saves when
+ * it creates the execution), as a hash: a sub-workflow called twice in one parent run with other
+ * items, or with equal items from other input items (their `pairedItem`), is another run.
+ */
+function subInputOf(data: IRunExecutionData | undefined): string {
+	const stack = data?.executionData?.nodeExecutionStack ?? [];
+	const start = stack.find(
+		(e) => (e as { metadata?: { parentExecution?: unknown } }).metadata?.parentExecution,
+	);
+	const items = start?.data?.main?.[0] ?? [];
+	// with the items' pairing to the caller's input: two calls with equal items are two runs
+	return hash(JSON.stringify(items.map((i) => [i?.json ?? null, i?.pairedItem ?? null])));
+}
+
+/**
+ * The identity of a node run. `remembered` is a token kept in the node context by an earlier try
+ * of the same run (n8n's Retry of a failed execution): it wins. Otherwise the token derives from
+ * the saved anchor when there is one (durable), else from the execution id (a crash of this
+ * execution then loses it: its retry finds the run's jobs by their provenance and `fingerprint`).
+ * A sub-execution (Execute Workflow) derives it from its parent's anchor and its start items
+ * (`parent`: the parent's saved data), so that the parent's Retry, which starts the sub-workflow
+ * again as a new execution, finds the same identity.
+ */
+export function identityOf(
+	ctx: IExecuteFunctions,
+	saved: IRunExecutionData | undefined,
+	remembered: string | undefined,
+	parent?: IRunExecutionData,
+): RunIdentity {
+	const nodeName = ctx.getNode().name;
+	const since = sinceOf(saved);
+	const fingerprint = fingerprintOf(saved, nodeName);
+	if (remembered) return { token: remembered, durable: true, since, fingerprint };
+	const parentAnchor = parentOf(saved) ? anchorOf(parent) : undefined;
+	const anchor = parentAnchor ? `p:${parentAnchor}:${subInputOf(saved)}` : anchorOf(saved);
+	if (anchor) {
+		const token = hash(`mediagen-run|${ctx.getWorkflow().id ?? ''}|${anchor}`).slice(0, 32);
+		return { token, durable: true, since, fingerprint };
+	}
+	// no execution id (a tool called outside a saved execution): a token of this run alone
+	return { token: ctx.getExecutionId() || randomUUID(), durable: false, since, fingerprint };
+}
+
+/** Whether a run of a node is one n8n's crash recovery made up (ExecutionRecoveryService.amend). */
+export function isRecoveredRun(task: ITaskData | undefined): boolean {
+	if (!task) return false;
+	if (task.executionStatus === 'crashed') return true;
+	const first = task.data?.main?.[0]?.[0]?.json as IDataObject | undefined;
+	return first?.isArtificialRecoveredEventItem === true;
+}
+
+/**
+ * What this execution's saved data says of this node's earlier tries (read once per execution):
+ * how many runs n8n's crash recovery added (the retry runs the node with a run index that much
+ * higher), and a time that precedes the lost try's runs (the first recovered run's start, in whole
+ * seconds, or the end of the last run n8n saved with progress saving).
+ */
+export function savedViewOf(
+	ctx: IExecuteFunctions,
+	saved: IRunExecutionData | undefined,
+	identity: RunIdentity,
+	parent?: IRunExecutionData,
+): SavedView {
+	const saving = saved?.resultData?.runData?.[ctx.getNode().name];
+	const runs = saving ?? [];
+	const recovered = runs.filter(isRecoveredRun);
+	const real = runs.filter((r) => !isRecoveredRun(r));
+	const times = [
+		asMs(recovered[0]?.startTime),
+		...real.map((r) => (asMs(r.startTime) ?? 0) + Math.max(0, Number(r.executionTime) || 0)),
+	].filter((t): t is number => !!t);
+	const parentRuns = Object.values(parent?.resultData?.runData ?? {}).flat();
+	return {
+		executionId: String(ctx.getExecutionId() ?? ''),
+		...identity,
+		shift: recovered.length,
+		lostAfter: times.length ? Math.max(...times) : undefined,
+		parentRecovered: parentRuns.some(isRecoveredRun),
+		ranBefore: saving !== undefined || !!rememberedToken(ctx),
+	};
+}
+
+/** The provenance a job started by this node, run and item carries in its `context`. */
+export function provenanceOf(
+	ctx: IExecuteFunctions,
+	identity: RunIdentity,
+	position: number,
+	itemIndex: number,
+): Provenance {
+	const node = ctx.getNode();
+	return {
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		nodeId: node.id,
+		node: node.name,
+		executionId: String(ctx.getExecutionId() ?? ''),
+		run: identity.token,
+		runIndex: position,
+		itemIndex,
+	};
+}
+
+/** The provenance in a job record's context, if it has one. */
+export function provenanceIn(record: IDataObject | undefined): Provenance | undefined {
+	const context = record?.context as IDataObject | undefined;
+	const p = context?.[PROVENANCE_KEY] as IDataObject | undefined;
+	if (!p || typeof p !== 'object' || typeof p.run !== 'string') return undefined;
+	return {
+		workflowId: String(p.workflowId ?? ''),
+		nodeId: String(p.nodeId ?? ''),
+		node: String(p.node ?? ''),
+		executionId: String(p.executionId ?? ''),
+		run: p.run,
+		runIndex: Number(p.runIndex ?? 0),
+		itemIndex: Number(p.itemIndex ?? 0),
+	};
+}
+
+/** A node run's identity, its position, and what its execution's saved data says of earlier tries. */
+export interface EstablishedRun {
+	identity: RunIdentity;
+	/** n8n's run index of the node less the runs its crash recovery added: the same in every try. */
+	position: number;
+	view: SavedView;
+}
+
+/**
+ * The identity and position of this run of the node: what n8n saved of the execution (and of its
+ * parent, for a sub-execution) is read once per execution and node and kept in the node context.
+ */
+export async function establishRun(
+	ctx: IExecuteFunctions,
+	runIndex: number,
+): Promise<EstablishedRun> {
+	let view = rememberedView(ctx);
+	if (!view) {
+		const saved = await savedExecutionData(ctx);
+		const parentId = parentOf(saved);
+		const parent = parentId ? await savedExecutionData(ctx, parentId) : undefined;
+		const identity = identityOf(ctx, saved, rememberedToken(ctx), parent);
+		view = savedViewOf(ctx, saved, identity, parent);
+		rememberView(ctx, view);
+		rememberToken(ctx, view.token);
+	}
+	const { token, durable, since, fingerprint } = view;
+	return {
+		identity: { token, durable, since, fingerprint },
+		position: Math.max(0, runIndex - view.shift),
+		view,
+	};
+}

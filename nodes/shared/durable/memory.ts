@@ -1,0 +1,198 @@
+/**
+ * What a node run keeps in its node context (`getContext('node')`), which n8n saves with the
+ * execution when the node ends (succeeds or fails) and hands to its Retry: the run's token, what
+ * each item started or was charged for, written as each answer arrives, and what a later lookup
+ * must not give to another item (docs/batches.md).
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { RememberedUpload, UploadMemory } from '../files/upload';
+
+/** What one execution's saved data says about this node's earlier tries (identity.ts). */
+export interface SavedView {
+	executionId: string;
+	/** The run's token, and whether a retry of this execution derives it again. */
+	token: string;
+	durable: boolean;
+	/** The earliest start n8n saved of this execution (ms). */
+	since?: number;
+	/** What the saved data holds of the nodes before this one (identity.ts, fingerprintOf). */
+	fingerprint?: string;
+	/** Runs n8n's crash recovery added to this node's runs (they shift its run index). */
+	shift: number;
+	/** A time (ms, n8n's clock) known to precede the lost try's runs of this node, if any. */
+	lostAfter?: number;
+	/** A sub-execution whose parent execution was rebuilt after a crash (a retry of it). */
+	parentRecovered?: boolean;
+	/**
+	 * Whether an earlier try of this execution ran the node: n8n saved runs of it (a failed run
+	 * removed by the Retry leaves an empty list), or its node context kept a token.
+	 */
+	ranBefore?: boolean;
+}
+
+interface Memory {
+	/** The run's token (identity.ts), from the first try of this node in this execution's data. */
+	token?: string;
+	/** What the current execution's saved data says, read once per execution. */
+	view?: SavedView;
+	/** Jobs started per run position, then per item index. */
+	started?: Record<string, Record<string, IDataObject[]>>;
+	/** Answers of charged calls that answer at once, per run position, then per item index. */
+	answered?: Record<string, Record<string, IDataObject[]>>;
+	/** Items whose create or charged call was sent and not answered, per position. */
+	unsure?: Record<string, number[]>;
+	/** When each run position began (ms, n8n's clock). */
+	began?: Record<string, number>;
+	/** Ids of jobs and tasks finished positions took: a later lookup must not take them again. */
+	claimed?: string[];
+	/** The upload each item's complete was sent for (../files/upload.ts), per position and item. */
+	uploads?: Record<string, Record<string, RememberedUpload>>;
+}
+
+const KEY = 'mediaGenRun';
+
+function memoryOf(ctx: IExecuteFunctions): Memory {
+	const context = ctx.getContext('node');
+	let memory = context[KEY] as Memory | undefined;
+	if (!memory || typeof memory !== 'object') {
+		memory = {};
+		context[KEY] = memory;
+	}
+	return memory;
+}
+
+/** The token an earlier try of this run kept (n8n's Retry of a failed execution), if any. */
+export function rememberedToken(ctx: IExecuteFunctions): string | undefined {
+	return memoryOf(ctx).token;
+}
+
+/** Keeps the run's token for a retry of this execution. */
+export function rememberToken(ctx: IExecuteFunctions, token: string): void {
+	memoryOf(ctx).token ??= token;
+}
+
+/** What this execution's saved data said, if this node read it earlier in the execution. */
+export function rememberedView(ctx: IExecuteFunctions): SavedView | undefined {
+	const view = memoryOf(ctx).view;
+	return view?.executionId === String(ctx.getExecutionId() ?? '') ? view : undefined;
+}
+
+/** Keeps what this execution's saved data said (not for a call outside a saved execution). */
+export function rememberView(ctx: IExecuteFunctions, view: SavedView): void {
+	if (view.executionId) memoryOf(ctx).view = view;
+}
+
+/** The fields of a started job kept for a retry (the whole answer when it is the output). */
+function kept(record: IDataObject, whole: boolean): IDataObject {
+	return whole ? record : { id: record.id, status: record.status };
+}
+
+/** One run position's memory: read what an earlier try did, write what this one does. */
+export interface RunMemory {
+	/** Jobs an earlier try of this run started for the item (n8n's Retry), if any. */
+	of(itemIndex: number): IDataObject[] | undefined;
+	/** Remembers the jobs an item started (`whole`: keep the full answer, it is the output). */
+	add(itemIndex: number, records: IDataObject[], whole: boolean): void;
+	/** The answer of a charged call an earlier try got for the item, if any. */
+	answerOf(itemIndex: number): IDataObject[] | undefined;
+	/** Remembers the answer of an item's charged call. */
+	answer(itemIndex: number, records: IDataObject[]): void;
+	/** Whether an earlier try sent the item's create or charged call and got no answer. */
+	isUnsure(itemIndex: number): boolean;
+	/** Written before an item's create or charged call is sent: until its answer, it may be done. */
+	sending(itemIndex: number): void;
+	/** The item's request was refused (a 4xx answer): nothing was done. */
+	notDone(itemIndex: number): void;
+	/** Items sent without an answer. */
+	unsure(): number[];
+	/** When this position began in an earlier try that recorded it (ms), if one did. */
+	began(): number | undefined;
+	/** Ids that other positions of this execution's runs took (jobs, tasks). */
+	claimed(): Set<string>;
+	/** Adds ids to what this execution's runs took (kept at once, for a later retry too). */
+	claim(ids: Iterable<string>): void;
+	/**
+	 * The run ended well: its jobs and answers are forgotten; with `keepClaims` (its jobs are
+	 * found by the record they belong to) their ids stay claimed for a later lookup.
+	 */
+	clear(keepClaims: boolean): void;
+	/** Whether an earlier try of this run wrote here (so its jobs are known without MediaGen). */
+	recorded(): boolean;
+	/** The item's upload for `key` (what it is for). */
+	upload(itemIndex: number, key: string): UploadMemory;
+}
+
+/** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
+export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
+	const memory = memoryOf(ctx);
+	const at = String(position);
+	const earlier = memory.began?.[at];
+	/** The position's first write: when its first create or charged call is sent, at the latest. */
+	const begin = () => {
+		(memory.began ??= {})[at] ??= Date.now();
+	};
+	const settle = (itemIndex: number) => {
+		const unsure = memory.unsure;
+		if (unsure?.[at]) unsure[at] = unsure[at].filter((i) => i !== itemIndex);
+	};
+	const idsOf = (byItem: Record<string, IDataObject[]> | undefined) =>
+		Object.values(byItem ?? {}).flatMap((records) => records.map((r) => String(r.id)));
+	return {
+		of: (itemIndex) => memory.started?.[at]?.[String(itemIndex)],
+		add: (itemIndex, records, whole) => {
+			begin();
+			((memory.started ??= {})[at] ??= {})[String(itemIndex)] = records.map((r) => kept(r, whole));
+			settle(itemIndex);
+		},
+		answerOf: (itemIndex) => memory.answered?.[at]?.[String(itemIndex)],
+		answer: (itemIndex, records) => {
+			begin();
+			((memory.answered ??= {})[at] ??= {})[String(itemIndex)] = records;
+			settle(itemIndex);
+		},
+		isUnsure: (itemIndex) => !!memory.unsure?.[at]?.includes(itemIndex),
+		sending: (itemIndex) => {
+			begin();
+			const list = ((memory.unsure ??= {})[at] ??= []);
+			if (!list.includes(itemIndex)) list.push(itemIndex);
+		},
+		notDone: (itemIndex) => settle(itemIndex),
+		unsure: () => [...(memory.unsure?.[at] ?? [])],
+		began: () => earlier,
+		claimed: () => new Set([...(memory.claimed ?? []), ...idsOf(memory.started?.[at])]),
+		claim: (ids) => {
+			const all = new Set([...(memory.claimed ?? []), ...ids]);
+			if (all.size) memory.claimed = [...all];
+		},
+		clear: (keepClaims) => {
+			const taken = keepClaims ? idsOf(memory.started?.[at]) : [];
+			if (taken.length) memory.claimed = [...new Set([...(memory.claimed ?? []), ...taken])];
+			const positions = [
+				memory.started,
+				memory.answered,
+				memory.unsure,
+				memory.began,
+				memory.uploads,
+			];
+			for (const byPosition of positions) if (byPosition) delete byPosition[at];
+		},
+		recorded: () =>
+			memory.started?.[at] !== undefined ||
+			memory.answered?.[at] !== undefined ||
+			memory.unsure?.[at] !== undefined,
+		upload: (itemIndex, key) => {
+			const item = String(itemIndex);
+			const set = (entry: RememberedUpload) => (((memory.uploads ??= {})[at] ??= {})[item] = entry);
+			return {
+				remembered: () => {
+					const entry = memory.uploads?.[at]?.[item];
+					return entry?.key === key ? entry : undefined;
+				},
+				completing: (uploadId, parts) => void set({ key, uploadId, parts }),
+				completed: (uploadId, assetId) => void set({ key, uploadId, assetId }),
+				forget: () => void delete memory.uploads?.[at]?.[item],
+			};
+		},
+	};
+}

@@ -1,0 +1,145 @@
+/**
+ * A node run's start and its phase 2, recover: the run's identity and position, its memory, and
+ * the lookups at MediaGen for the work an earlier try of the run did without a record of it (a
+ * retry after n8n died, an answer lost, Stop while a create was in flight). docs/batches.md.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import type { ItemPlan, RunState } from '../behaviours/behaviour';
+import { pendingJobsOf } from '../behaviours/job';
+import type { PendingJob } from '../jobs/poller';
+import type { Lookup } from '../durable/recovery';
+import { recoverAnswers, recoverStartedJobs } from '../durable/recovery';
+import { establishRun } from '../durable/identity';
+import type { SavedView } from '../durable/memory';
+import { runMemory } from '../durable/memory';
+
+/** What the start and the recover phase need of a node run. */
+export interface StartingRun extends RunState {
+	ctx: IExecuteFunctions;
+	plans: ItemPlan[];
+	/** What this execution's saved data says of earlier tries (runs with an identity). */
+	view?: SavedView;
+}
+
+/**
+ * The run's identity and position (what n8n saved of the execution: ../durable/identity.ts), its memory
+ * at that position, and what a lookup for an earlier try's work needs: the lost try began after
+ * the latest of the position's first send in an earlier try, the end of what n8n saved of this
+ * node's runs (or the start of the run its crash recovery made up), and the execution's start.
+ */
+export async function establish(run: StartingRun): Promise<void> {
+	const { ctx } = run;
+	const { identity, position, view } = await establishRun(ctx, run.position);
+	run.identity = identity;
+	run.position = position;
+	run.view = view;
+	run.memory = runMemory(ctx, position);
+	const bounds = [run.memory.began(), view.lostAfter, identity.since].filter(
+		(t): t is number => t !== undefined,
+	);
+	run.lookup = {
+		ctx,
+		identity,
+		position,
+		after: bounds.length ? Math.max(...bounds) : undefined,
+		claimed: run.memory.claimed(),
+		retrying: ctx.getMode() === 'retry' || !!view.parentRecovered,
+		ranBefore: !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined,
+	};
+}
+
+/** Whether the item asked to be sent although its lookup could not tell (Send Again When Unsure). */
+const sendsWhenUnsure = (run: StartingRun, itemIndex: number) =>
+	!!(run.ctx.getNodeParameter('options', itemIndex, {}) as IDataObject).sendWhenUnsure;
+
+/** The error of an item whose lookup could not tell whether an earlier try did its work. */
+function unsureError(run: StartingRun, itemIndex: number, why: string): NodeOperationError {
+	return new NodeOperationError(
+		run.ctx.getNode(),
+		`Cannot tell whether an earlier try of this run already started or charged item ${itemIndex + 1}`,
+		{
+			itemIndex,
+			description: `${why}. Check the item's work at MediaGen (its jobs, or the record it changes) and use it, or turn on the option Send Again When Unsure to send it anyway (it may then be charged twice).`,
+		},
+	);
+}
+
+/**
+ * Phase 2, recover: in a run that may repeat a lost try (n8n's Retry, or a sub-execution of a
+ * retried parent) every create and charged call this run has no record of, and in any run those
+ * an earlier try sent without an answer, are looked up at MediaGen (../durable/recovery.ts): found jobs are
+ * waited for, found answers output; the items the lookup cannot clear are returned, to be refused
+ * unless told otherwise (Send Again When Unsure).
+ */
+export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>> {
+	const { lookup } = run;
+	const refused = new Map<number, unknown>();
+	if (!lookup) return refused;
+	const ask = (p: ItemPlan) => lookup.retrying || run.memory.isUnsure(p.itemIndex);
+	const creating = run.plans.filter(
+		(p) => p.job && !p.job.known && !p.endpoint.nodeOperation && ask(p),
+	);
+	const charging = run.plans.filter((p) => p.charged && !p.charged.answer && ask(p));
+	if (!creating.length && !charging.length) return refused;
+	const jobs = await recoverStartedJobs(lookup, creating);
+	const answers = await recoverAnswers(lookup, charging);
+	run.memory.claim(lookup.claimed);
+	for (const plan of creating) {
+		const found = jobs.found.get(plan.itemIndex);
+		if (!found || !plan.job) continue;
+		plan.job.known = { jobs: found, whole: true };
+		run.memory.add(plan.itemIndex, found, !plan.job.settings.waitForCompletion);
+	}
+	for (const plan of charging) {
+		const found = answers.found.get(plan.itemIndex);
+		if (!found || !plan.charged) continue;
+		plan.charged.answer = found;
+		run.memory.answer(plan.itemIndex, found);
+	}
+	for (const [itemIndex, why] of jobs.unsure) {
+		if (!sendsWhenUnsure(run, itemIndex)) refused.set(itemIndex, unsureError(run, itemIndex, why));
+	}
+	return refused;
+}
+
+/**
+ * After Stop, the creates that were in flight (sent, unanswered): looked up at MediaGen a second
+ * later, so that jobs already made are cancelled with the others; the rest named as possibly
+ * charged.
+ */
+export async function inFlight(
+	run: StartingRun,
+	items: number[],
+): Promise<{ jobs: PendingJob[]; unknown: string[] }> {
+	const plans = run.plans.filter(
+		(p) => items.includes(p.itemIndex) && run.memory.isUnsure(p.itemIndex),
+	);
+	const result = { jobs: [] as PendingJob[], unknown: [] as string[] };
+	if (!plans.length || !run.lookup) return result;
+	await sleep(STOP_LOOKUP_DELAY_MS);
+	const lookup: Lookup = { ...run.lookup, ignoreCancel: true, findKeyed: true };
+	const creating = plans.filter((p) => p.job && !p.job.known);
+	const found = await recoverStartedJobs(lookup, creating).catch(() => undefined);
+	for (const plan of plans) {
+		const jobs = found?.found.get(plan.itemIndex);
+		if (jobs && plan.job?.settings.waitForCompletion)
+			result.jobs.push(...pendingJobsOf(plan, jobs));
+		else {
+			const key = plan.request.idempotencyKey
+				? `, Idempotency-Key ${plan.request.idempotencyKey}`
+				: '';
+			const what = jobs
+				? `started ${jobs.map((j) => String(j.id)).join(', ')}`
+				: plan.job
+					? 'may have started a job that MediaGen does not list yet'
+					: 'may have been charged';
+			result.unknown.push(`item ${plan.itemIndex + 1} (${plan.endpoint.name}${key}) ${what}`);
+		}
+	}
+	return result;
+}
+
+/** How long after Stop the in-flight creates are looked for (MediaGen finishes what it received). */
+export const STOP_LOOKUP_DELAY_MS = 1_000;

@@ -1,0 +1,184 @@
+/**
+ * Webhook endpoints (GET /webhooks), the delivery log of one (GET /webhooks/{id}/deliveries) and
+ * what recovers the events it missed: enabling an endpoint MediaGen disabled, and retrying its
+ * failed deliveries oldest first within the rate limit. Used by the MediaGen Trigger (on
+ * activation and on its periodic check) and by MediaGen → Webhook → Retry Failed Deliveries
+ * (docs/trigger-internals.md, Recovery).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { MediaGenContext } from '../transport/context';
+import { statusOf } from '../transport/errors';
+import { listPages } from '../transport/pages';
+import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import { pause } from '../transport/retry';
+
+/** Type of the test ping sent by POST /webhooks/{id}/test (docs/api-assumptions.md, Webhooks). */
+export const PING_EVENT_TYPE = 'webhook.test';
+
+/** Bounds of a recovery; exported so tests can lower them. */
+export const DELIVERY_RECOVERY = {
+	/** Pages of 100 deliveries read at most: the newest 1,000 deliveries of an endpoint. */
+	maxPages: 10,
+	/** Retries sent at once; after them, at most `retriesPerMinute`. */
+	burst: 20,
+	/** Retries per minute after the burst: half of the API's 120 requests a minute per key. */
+	retriesPerMinute: 60,
+};
+
+/** An endpoint as GET /webhooks lists it. */
+export interface RemoteEndpoint {
+	id: string;
+	url?: string;
+	events?: string[];
+	status?: string;
+	created_at?: string;
+}
+
+/** Every endpoint of the workspace (GET /webhooks, all pages, 100 a page, at most 100 pages). */
+export async function listEndpoints(
+	ctx: MediaGenContext,
+	itemIndex?: number,
+): Promise<RemoteEndpoint[]> {
+	const endpoints: RemoteEndpoint[] = [];
+	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100, itemIndex });
+	for await (const { records } of pages)
+		endpoints.push(...(records as unknown as RemoteEndpoint[]));
+	return endpoints;
+}
+
+/** One attempt of a delivery, as the delivery log lists it. */
+export interface DeliveryAttempt {
+	attempt?: number;
+	at?: string;
+	response_status?: number | null;
+}
+
+/** A record of GET /webhooks/{id}/deliveries, as far as the package reads it. */
+export interface DeliveryRecord {
+	id: string;
+	webhook_id?: string;
+	event_id?: string;
+	event_type?: string;
+	status?: string;
+	attempts?: DeliveryAttempt[];
+	next_attempt_at?: string | null;
+	created_at?: string;
+}
+
+/** The endpoint's deliveries, newest first, and whether the log goes on past what was read. */
+export interface DeliveryLog {
+	deliveries: DeliveryRecord[];
+	/** True when the log has older deliveries than the pages read. */
+	truncated: boolean;
+}
+
+/** The newest deliveries of an endpoint, at most `maxPages` pages of 100. */
+export async function readDeliveryLog(
+	ctx: MediaGenContext,
+	endpointId: string,
+	options: { maxPages?: number; itemIndex?: number } = {},
+): Promise<DeliveryLog> {
+	const deliveries: DeliveryRecord[] = [];
+	const maxPages = options.maxPages ?? DELIVERY_RECOVERY.maxPages;
+	let pages = 0;
+	let truncated = false;
+	const walk = listPages(ctx, {
+		path: `/webhooks/${encodeURIComponent(endpointId)}/deliveries`,
+		pageSize: 100,
+		maxPages,
+		itemIndex: options.itemIndex,
+	});
+	for await (const { records, next } of walk) {
+		deliveries.push(...(records as unknown as DeliveryRecord[]));
+		pages++;
+		truncated = pages >= maxPages && next !== undefined;
+	}
+	return { deliveries, truncated };
+}
+
+/** When a delivery was made (ms), for ordering; unknown times sort first. */
+function createdAt(delivery: DeliveryRecord): number {
+	const time = Date.parse(delivery.created_at ?? '');
+	return Number.isFinite(time) ? time : 0;
+}
+
+/** The deliveries of events (not test pings) that ended failed, oldest first. */
+export function failedEventDeliveries(deliveries: DeliveryRecord[]): DeliveryRecord[] {
+	return (
+		deliveries
+			.map((delivery, index) => ({ delivery, index }))
+			.filter(
+				({ delivery }) =>
+					delivery.status === 'failed' &&
+					typeof delivery.id === 'string' &&
+					delivery.event_type !== PING_EVENT_TYPE,
+			)
+			// the log is newest first: equal times keep the log's order, reversed
+			.sort((a, b) => createdAt(a.delivery) - createdAt(b.delivery) || b.index - a.index)
+			.map(({ delivery }) => delivery)
+	);
+}
+
+/** PATCH /webhooks/{id} with status active: MediaGen keeps the endpoint's id, URL and secret. */
+export async function enableEndpoint(
+	ctx: MediaGenContext,
+	endpointId: string,
+	itemIndex?: number,
+): Promise<IDataObject> {
+	return await mediaGenRequest<IDataObject>(ctx, {
+		method: 'PATCH',
+		path: `/webhooks/${encodeURIComponent(endpointId)}`,
+		body: { status: 'active' },
+		itemIndex,
+	});
+}
+
+/** What became of one failed delivery. */
+export interface RetryOutcome {
+	delivery: DeliveryRecord;
+	/** retried: MediaGen sent it again (its answer is `delivery`); skipped: no longer failed or gone. */
+	outcome: 'retried' | 'skipped';
+}
+
+/** The retries made, and the error that stopped the rest (MediaGen unreachable, rate limited). */
+export interface RetryRun {
+	results: RetryOutcome[];
+	/** Deliveries not tried because of `error`. */
+	notTried: DeliveryRecord[];
+	error?: Error;
+}
+
+/**
+ * POST /webhooks/deliveries/{id}/retry for each delivery, in the order given: the first `burst` at
+ * once, the next at most `retriesPerMinute` a minute (a 429 waits for its Retry-After in the
+ * transport). A delivery that is no longer failed (409: MediaGen delivered it meanwhile) or gone
+ * (404) is skipped; any other error stops the run.
+ */
+export async function retryDeliveries(
+	ctx: MediaGenContext,
+	deliveries: DeliveryRecord[],
+	options: { itemIndex?: number; retriesPerMinute?: number } = {},
+): Promise<RetryRun> {
+	const gapMs = 60_000 / (options.retriesPerMinute ?? DELIVERY_RECOVERY.retriesPerMinute);
+	const results: RetryOutcome[] = [];
+	for (const [index, delivery] of deliveries.entries()) {
+		if (index >= DELIVERY_RECOVERY.burst) await pause(gapMs, cancelSignalOf(ctx));
+		try {
+			const answer = await mediaGenRequest<DeliveryRecord>(ctx, {
+				method: 'POST',
+				path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/retry`,
+				itemIndex: options.itemIndex,
+			});
+			results.push({ delivery: answer ?? delivery, outcome: 'retried' });
+		} catch (error) {
+			const status = statusOf(error);
+			if (status === 409 || status === 404) {
+				results.push({ delivery, outcome: 'skipped' });
+				continue;
+			}
+			return { results, notTried: deliveries.slice(index), error: error as Error };
+		}
+	}
+	return { results, notTried: [] };
+}
