@@ -1,20 +1,19 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
-
-import { defaultIdempotencyKey } from '../../nodes/shared/durable/key';
+import { defaultIdempotencyKey } from "../../nodes/shared/durable/identity";
 import {
-	asNodeError,
-	errorBodyOf,
-	errorMessage,
-	issuesText,
-	statusOf,
+    asNodeError,
+    errorBodyOf,
+    errorMessage,
+    issuesText,
+    statusOf,
 } from '../../nodes/shared/transport/errors';
 import {
-	RETRY,
-	backoffDelay,
-	isRetrySafe,
-	retryAfterMs,
-	retryAfterWithJitter,
+    RETRY,
+    backoffDelay,
+    isRetrySafe,
+    retryAfterMs,
+    retryAfterWithJitter,
 } from '../../nodes/shared/transport/retry';
 
 describe('retry policy', () => {
