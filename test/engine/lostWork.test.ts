@@ -428,7 +428,13 @@ describe('charged calls that answer at once (Edit → Create Captions)', () => {
 			(t) => t.type === 'captions',
 		);
 
-	test('the node failed at item 3 (402), then Retry: items 1–2 are not charged again, item 3 once', async () => {
+	test.each([
+		[
+			'the node failed at item 3 (402), then Retry: the answers of items 1–2 are output as they were',
+			'failed',
+		],
+		['n8n died at item 3, then Retry: the captions of items 1–2 are found at MediaGen', 'died'],
+	] as const)('%s; nothing charged again, item 3 once', async (_, how) => {
 		const saved = new SavedExecutions();
 		const list = await edits(3);
 		sb.control.setCredits('main', 2 * CAPTIONS);
@@ -436,31 +442,14 @@ describe('charged calls that answer at once (Edit → Create Captions)', () => {
 			list.map((edit) => ({ edit })),
 			[captions()],
 		);
-		const x = await firstTry(workflow, 'cap-a', saved);
+		const x = await firstTry(workflow, `cap-${how}`, saved);
 		expect(x.result.error?.message).toMatch(/^Not enough credits/);
 		sb.control.setCredits('main', 10 * CAPTIONS);
 		sb.control.clearRequests();
-		const r = await retryFailed(workflow, x, 'cap-a-retry', saved);
-		expect(r.error).toBeUndefined();
-		expect(captionPosts()).toHaveLength(1);
-		expect(r.json('Editor').map((o) => o.id)).toEqual(list);
-		for (const edit of list) expect(await tasks(edit)).toHaveLength(1);
-		expect(balance()).toBe(10 * CAPTIONS - CAPTIONS);
-	});
-
-	test('n8n died at item 3, then Retry: the captions of items 1–2 are found at MediaGen, not charged again', async () => {
-		const saved = new SavedExecutions();
-		const list = await edits(3);
-		sb.control.setCredits('main', 2 * CAPTIONS);
-		const workflow = chain(
-			list.map((edit) => ({ edit })),
-			[captions()],
-		);
-		const x = await firstTry(workflow, 'cap-b', saved);
-		expect(x.result.error?.message).toMatch(/^Not enough credits/);
-		sb.control.setCredits('main', 10 * CAPTIONS);
-		sb.control.clearRequests();
-		const r = await retryDead(workflow, x, 'Editor', 'cap-b-retry', saved);
+		const r =
+			how === 'failed'
+				? await retryFailed(workflow, x, `cap-${how}-retry`, saved)
+				: await retryDead(workflow, x, 'Editor', `cap-${how}-retry`, saved);
 		expect(r.error).toBeUndefined();
 		expect(captionPosts()).toHaveLength(1);
 		const out = r.json('Editor');
