@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 import { catalog } from '../nodes/shared/catalog';
 
-const NODE_NAMES: Record<string, string> = {
+/** Each action node's display name, by its type name. */
+export const NODE_NAMES: Record<string, string> = {
 	mediaGen: 'MediaGen',
 	mediaGenInfluencer: 'MediaGen Influencer',
 	mediaGenAds: 'MediaGen Ads',

@@ -20,7 +20,7 @@ import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { client, until } from '../sandbox/helpers';
 import type { TestNode } from './harness';
 import { chain, mediaGen, retryExecution, runWorkflow } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds, runOne } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -32,15 +32,8 @@ const creates = () => sb.control.requests({ method: 'POST', path: '/generations$
 const estimates = () => sb.control.requests({ method: 'POST', path: '/generations/estimate$' });
 const api = () => client(sb, sb.keys.pro);
 
-const generation = (extra: INodeParameters = {}, durationMs = 500) => ({
-	resource: 'generation',
-	operation: 'create',
-	modelId: 'flux-pro',
-	tool: 'image',
-	prompt: 'a red bicycle at dawn',
-	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
-	...extra,
-});
+const generation = (extra: INodeParameters = {}, durationMs = 500) =>
+	generationCreate(extra, durationMs, 'a red bicycle at dawn');
 
 const run = (parameters: INodeParameters, items: IDataObject[], node: Partial<TestNode> = {}) =>
 	runOne(mediaGen('MediaGen', parameters, node), items);

@@ -23,7 +23,7 @@ import {
 	SavedExecutions,
 	startWorkflow,
 } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -44,15 +44,8 @@ const budget = (fields: IDataObject, key = sb.keys.pro) => {
 	return c;
 };
 
-const generation = (extra: INodeParameters = {}, durationMs = 30_000) => ({
-	resource: 'generation',
-	operation: 'create',
-	modelId: 'flux-pro',
-	tool: 'image',
-	prompt: '={{ "a lighthouse, row " + $json.row }}',
-	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
-	...extra,
-});
+const generation = (extra: INodeParameters = {}, durationMs = 30_000) =>
+	generationCreate(extra, durationMs, '={{ "a lighthouse, row " + $json.row }}');
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ row: i + 1 }));
 const node = (extra: Partial<TestNode> = {}, params: INodeParameters = {}) =>
 	mediaGen('Generate', generation(params), { typeVersion: 2, ...extra });

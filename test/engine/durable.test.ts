@@ -15,7 +15,7 @@ import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { client, until } from '../sandbox/helpers';
 import type { RunResult, TestNode } from './harness';
 import { chain, mediaGen, retryCrashed, runWorkflow, SavedExecutions } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -30,15 +30,8 @@ const creates = () => sb.control.requests({ method: 'POST', path: '/generations$
 const completedCount = async () =>
 	(await api()('GET', '/generations?status=completed&limit=100')).body.data.length as number;
 
-const generation = (extra: INodeParameters = {}, durationMs = 300) => ({
-	resource: 'generation',
-	operation: 'create',
-	modelId: 'flux-pro',
-	tool: 'image',
-	prompt: 'a lighthouse in fog',
-	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
-	...extra,
-});
+const generation = (extra: INodeParameters = {}, durationMs = 300) =>
+	generationCreate(extra, durationMs);
 const COST = 4;
 
 /** Runs `workflow` as execution `id`, saved in `saved`: the run n8n will lose. */

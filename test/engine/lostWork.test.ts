@@ -26,7 +26,7 @@ import {
 	SavedExecutions,
 	startWorkflow,
 } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -41,15 +41,8 @@ const CREATE = /\/generations$/;
 const COST = 4;
 const MISSING = '7d0c1f7e-8a3b-4c2d-9e1f-0a1b2c3d4e5f';
 
-const generation = (extra: INodeParameters = {}, durationMs = 300) => ({
-	resource: 'generation',
-	operation: 'create',
-	modelId: 'flux-pro',
-	tool: 'image',
-	prompt: 'a lighthouse in fog',
-	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
-	...extra,
-});
+const generation = (extra: INodeParameters = {}, durationMs = 300) =>
+	generationCreate(extra, durationMs);
 const ids = (r: RunResult, node: string) => r.json(node).map((o) => String(o.id));
 const provenance = (o: IDataObject) => (o.context as IDataObject).n8n as IDataObject;
 const allGenerations = async () =>

@@ -140,6 +140,24 @@ export function binaryModes(): (mode: BinaryMode) => Promise<BinaryDataSetup> {
 }
 
 /** A resource locator by ID. */
+/**
+ * Generation → Create's parameters in engine tests: an image of `prompt` (an expression works),
+ * its sandbox job running `durationMs` (scaled by the sandbox's time scale), `extra` on top.
+ */
+export const generationCreate = (
+	extra: INodeParameters = {},
+	durationMs = 300,
+	prompt = 'a lighthouse in fog',
+): INodeParameters => ({
+	resource: 'generation',
+	operation: 'create',
+	modelId: 'flux-pro',
+	tool: 'image',
+	prompt,
+	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
+	...extra,
+});
+
 export const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 
 /** Makes nodes of one type for chain(): name, parameters and node settings (continueOnFail, …). */

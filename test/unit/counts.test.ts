@@ -5,7 +5,7 @@
  * below as something else (a page size, a figure of n8n-nodes-base, …), so a new count in prose
  * cannot go unchecked.
  */
-import { OPERATIONS_PAGE } from '../../scripts/operations-table';
+import { NODE_NAMES, OPERATIONS_PAGE } from '../../scripts/operations-table';
 import type { Counts } from '../counts';
 import { derivedCounts } from '../counts';
 import { PAGES, prose, read } from '../docPages';
@@ -142,16 +142,7 @@ test('every count of endpoints, operations or files in the pages is a checked cl
 });
 
 test("docs/output-schemas.md's table gives each node's versions and files per version", () => {
-	const names: Record<string, string> = {
-		mediaGen: 'MediaGen',
-		mediaGenInfluencer: 'MediaGen Influencer',
-		mediaGenAds: 'MediaGen Ads',
-		mediaGenEditor: 'MediaGen Editor',
-		mediaGenCinema: 'MediaGen Cinema',
-		mediaGenCanvas: 'MediaGen Canvas',
-		mediaGen3d: 'MediaGen 3D',
-		mediaGenAgent: 'MediaGen Agent',
-	};
+	const names = NODE_NAMES;
 	const rows = new Map(
 		[
 			...read('docs/output-schemas.md').matchAll(
