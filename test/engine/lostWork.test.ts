@@ -445,6 +445,8 @@ describe('charged calls that answer at once (Edit → Create Captions)', () => {
 				: await retryDead(workflow, x, 'Editor', `cap-${how}-retry`, saved);
 		expect(r.error).toBeUndefined();
 		expect(captionPosts()).toHaveLength(1);
+		// MediaGen's clock is read once for the run, not once per item
+		expect(sb.control.requests({ method: 'GET', path: '/workspace$' })).toHaveLength(1);
 		const out = r.json('Editor');
 		expect(out.map((o) => o.id)).toEqual(list);
 		expect(out.every((o) => ((o.timeline as IDataObject).captions as IDataObject).enabled)).toBe(

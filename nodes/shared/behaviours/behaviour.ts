@@ -9,16 +9,17 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { BinaryFileInfo } from '../files/file';
 import type { Endpoint } from '../catalog/dsl';
-import type { PreparedRequest } from '../fields/request';
-import { prepareRequest } from '../fields/request';
-import type { JobSettings } from '../jobs/output';
-import type { PendingJob } from '../jobs/poller';
 import type { CollectQuery } from '../durable/collect';
-import type { Lookup } from '../durable/recovery';
 import type { RunIdentity } from '../durable/identity';
 import type { RunMemory } from '../durable/memory';
+import type { Lookup } from '../durable/recovery';
+import type { PreparedRequest } from '../fields/request';
+import { prepareRequest } from '../fields/request';
+import type { BinaryFileInfo } from '../files/file';
+import type { JobSettings } from '../jobs/output';
+import type { PendingJob } from '../jobs/poller';
+import { asNodeError, statusOf } from '../transport/errors';
 import { mediaGenRequest } from '../transport/request';
 
 /** What every item of a node run shares: its position, identity and memory. */
@@ -158,4 +159,35 @@ export const binaryProperty = (displayName: string, description: string): INodeP
 /** The binary property an item names (`data` by default). */
 export function binaryPropertyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	return ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
+}
+
+/** Items an earlier try could not be proven not to have done are refused unless this is on. */
+export const SEND_WHEN_UNSURE: INodeProperties = {
+	displayName: 'Send Again When Unsure',
+	name: 'sendWhenUnsure',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to send an item again in n8n's Retry when the node cannot tell whether an earlier try of the run already started or charged it (MediaGen's lists did not reach back far enough). Off: such an item is refused and named, nothing is sent for it. On: it is sent, and may be charged twice.",
+};
+
+/**
+ * Sends a create or charged call with a mark in the run's memory until it is answered: an answer
+ * clears the mark; a refusal (a 4xx answer: MediaGen did nothing) clears it too; no answer (a
+ * 5xx, a dropped connection, Stop) leaves the item unsure for a retry to look up.
+ */
+export async function sendMarked<T>(
+	ctx: IExecuteFunctions,
+	run: RunState,
+	itemIndex: number,
+	send: () => Promise<T>,
+): Promise<T> {
+	run.memory.sending(itemIndex);
+	try {
+		return await send();
+	} catch (error) {
+		const status = statusOf(error);
+		if (status !== undefined && status >= 400 && status < 500) run.memory.notDone(itemIndex);
+		throw asNodeError(ctx, error, itemIndex);
+	}
 }

@@ -4,7 +4,7 @@
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { defaultIdempotencyKey } from "../durable/identity";
+import { defaultIdempotencyKey } from '../durable/identity';
 import type { ItemPlan, RunState } from './behaviour';
 import { optionsOf } from './behaviour';
 

@@ -20,8 +20,15 @@ import type { PendingJob } from '../jobs/poller';
 import { pendingJob } from '../jobs/poller';
 import { asNodeError, errorBodyOf, statusOf } from '../transport/errors';
 import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
-import { binaryProperty, optionsOf, outputs, requestPlan, sendRequest } from './behaviour';
-import { SEND_WHEN_UNSURE, sendMarked } from './charged';
+import {
+	binaryProperty,
+	optionsOf,
+	outputs,
+	requestPlan,
+	SEND_WHEN_UNSURE,
+	sendMarked,
+	sendRequest,
+} from './behaviour';
 
 const isWait = (endpoint: Endpoint) => endpoint.nodeOperation?.kind === 'wait';
 

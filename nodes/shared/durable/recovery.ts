@@ -63,6 +63,8 @@ export interface Lookup {
 	findKeyed?: boolean;
 	/** Now (ms), for tests. */
 	now?: number;
+	/** MediaGen's clock against n8n's (ms), read once per run by its first lookup (Clock). */
+	skew?: Promise<number | undefined>;
 }
 
 /** What a lookup found: jobs or answers by item, and the items it cannot prove were not done. */
@@ -71,16 +73,15 @@ export interface Found {
 	unsure: Map<number, string>;
 }
 
-/** MediaGen's clock against n8n's, read once per lookup from a Date header. */
+/** MediaGen's clock against n8n's, read once per run (kept on its Lookup) from a Date header. */
 class Clock {
-	private skew?: Promise<number | undefined>;
 	constructor(private readonly lookup: Lookup) {}
 
 	/** `after` (n8n's clock) as a bound on MediaGen's `created_at`, with the margin it needs. */
 	async bound(): Promise<number | undefined> {
 		const { after } = this.lookup;
 		if (after === undefined) return undefined;
-		const skew = await (this.skew ??= this.read());
+		const skew = await (this.lookup.skew ??= this.read());
 		return skew === undefined
 			? after - RECOVERY.clockMarginMs
 			: after + skew - RECOVERY.measuredMarginMs;

@@ -3,10 +3,11 @@
  * the lookups at MediaGen for the work an earlier try of the run did without a record of it (a
  * retry after n8n died, an answer lost, Stop while a create was in flight). docs/batches.md.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { ItemPlan, RunState } from '../behaviours/behaviour';
+import { optionsOf } from '../behaviours/behaviour';
 import { pendingJobsOf } from '../behaviours/job';
 import type { PendingJob } from '../jobs/poller';
 import type { Lookup } from '../durable/recovery';
@@ -52,7 +53,7 @@ export async function establish(run: StartingRun): Promise<void> {
 
 /** Whether the item asked to be sent although its lookup could not tell (Send Again When Unsure). */
 const sendsWhenUnsure = (run: StartingRun, itemIndex: number) =>
-	!!(run.ctx.getNodeParameter('options', itemIndex, {}) as IDataObject).sendWhenUnsure;
+	!!optionsOf(run.ctx, itemIndex).sendWhenUnsure;
 
 /** The error of an item whose lookup could not tell whether an earlier try did its work. */
 function unsureError(run: StartingRun, itemIndex: number, why: string): NodeOperationError {
