@@ -19,7 +19,8 @@ import { mediaGen, startWorkflow } from './harness';
 import { SavedExecutions } from './savedExecutions';
 import type { Edge } from './shapes';
 import { arrange, executeWorkflow, inOrder, items, loop, shape, slow, subTrigger } from './shapes';
-import { fastJobs, rl, useSandbox } from './setup';
+import { ACTION_NODES } from '../actionNodes';
+import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -297,5 +298,107 @@ describe('Execute Workflow: MediaGen in a sub-workflow, the parent retried', () 
 		expect(creates()).toHaveLength(2);
 		const made = await settled(2);
 		expect(new Set(made.map((g) => g.id)).size).toBe(2);
+	});
+});
+
+describe('job kinds found by their record, and charged calls, in a loop and before another node', () => {
+	const loopOver = (node: TestNode, list: IDataObject[]) => ({
+		nodes: [items('Items', list), loop('Loop'), node, SLOW],
+		edges: [
+			['Items', 'Loop'],
+			['Loop', node.name, 1],
+			[node.name, 'Loop'],
+			['Loop', 'Slow', 0],
+		] as Edge[],
+		progress: false,
+		n8nMajor: 2 as const,
+	});
+	const posts = (path: string) => sb.control.requests({ method: 'POST', path }).length;
+	const canvas = nodeFactory(ACTION_NODES.mediaGenCanvas);
+	const editor = nodeFactory(ACTION_NODES.mediaGenEditor);
+	const canvasStart = (workflowId: string): TestNode =>
+		canvas(
+			'Canvas',
+			{ resource: 'run', operation: 'start', canvasWorkflowId: rl(workflowId) },
+			{ typeVersion: 2 },
+		);
+	const captions = (editId: string): TestNode =>
+		editor(
+			'Editor',
+			{ resource: 'edit', operation: 'createCaptions', editId: rl(editId) },
+			{ typeVersion: 2 },
+		);
+	async function newEdit() {
+		const source = sb.control.createLargeAsset({
+			size: 4096,
+			mimeType: 'video/mp4',
+			filename: 'clip.mp4',
+		}).id;
+		return String((await api()('POST', '/edits', { sourceAssetId: source })).body.id);
+	}
+	const captionTasks = async (edit: string) =>
+		((await api()('GET', `/edits/${edit}`)).body.aiTasks as IDataObject[]).filter(
+			(t) => t.type === 'captions',
+		);
+
+	test('Canvas Run → Start of one canvas workflow in each of 3 loop iterations, killed after the 2nd run started: each iteration its own run, 1 started in the retry', async () => {
+		const wf = String(
+			(await api()('POST', '/canvas', { name: 'Poster', templateId: 'text-to-image' })).body.id,
+		);
+		const { r, before, createsBefore } = await crashAndRetry(loopOver(canvasStart(wf), rows(3)), {
+			answered: 2,
+			path: '/runs$',
+			method: 'POST',
+		});
+		expect(createsBefore).toBe(0); // no generation: canvas runs
+		expect(r.error).toBeUndefined();
+		expect(posts('/runs$')).toBe(1);
+		const runs = (await api()('GET', `/canvas/${wf}/runs`)).body.data as IDataObject[];
+		expect(runs).toHaveLength(3);
+		const out = (r.run.data.resultData.runData.Canvas ?? [])
+			.slice(1)
+			.map((t) => String((t.data?.main?.[0]?.[0]?.json as IDataObject).id));
+		expect(new Set(out)).toEqual(new Set(runs.map((x) => String(x.id))));
+		const estimate = (await api()('POST', `/canvas/${wf}/estimate`)).body.credits as number;
+		expect(before - balance()).toBe(3 * estimate);
+	});
+
+	test('Create Captions of one edit in each of 3 loop iterations, killed after the 2nd was charged: each iteration its own task, 1 charged in the retry', async () => {
+		const edit = await newEdit();
+		const { r, before } = await crashAndRetry(loopOver(captions(edit), rows(3)), {
+			answered: 2,
+			path: '/captions$',
+			method: 'POST',
+		});
+		expect(r.error).toBeUndefined();
+		expect(posts('/captions$')).toBe(1);
+		expect(await captionTasks(edit)).toHaveLength(3);
+		expect(before - balance()).toBe(3 * 2); // 2 credits for a clip of up to a minute
+	});
+
+	test('Create Captions with a node after it, killed in that node: nothing charged again', async () => {
+		const edits = [await newEdit(), await newEdit()];
+		const node = captions('={{ $json.edit }}');
+		const { r, before } = await crashAndRetry(
+			{
+				nodes: [
+					items(
+						'Items',
+						edits.map((edit) => ({ edit })),
+					),
+					node,
+					SLOW,
+				],
+				edges: inOrder('Items', 'Editor', 'Slow'),
+				progress: false,
+				n8nMajor: 2,
+			},
+			{ nodeStarted: 'Slow' },
+		);
+		expect(r.error).toBeUndefined();
+		expect(posts('/captions$')).toBe(0);
+		expect(lastOut(r, 'Slow').map((o) => o.id)).toEqual(edits);
+		for (const edit of edits) expect(await captionTasks(edit)).toHaveLength(1);
+		expect(before - balance()).toBe(2 * 2);
 	});
 });
