@@ -59,6 +59,7 @@ export class App implements HooksHost, JobsHost {
 		this.jobs.reset();
 		this.state.reset();
 		this.faults.clear();
+		this.faults.releaseDelays();
 		this.rateLimiter.clear();
 		this.requestLog.clear();
 		this.files.clear();
@@ -67,6 +68,7 @@ export class App implements HooksHost, JobsHost {
 
 	close(): void {
 		this.scheduler.clear();
+		this.faults.releaseDelays();
 		this.hooks.reset();
 		this.files.close();
 	}

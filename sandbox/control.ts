@@ -57,6 +57,8 @@ export interface SandboxControl {
 	credits(workspace: WorkspaceRef): CreditsJson;
 	addFault(fault: FaultInput): Fault;
 	faults(): Fault[];
+	/** Ends every delay fault's wait now: the held answers are written (see Faults.releaseDelays). */
+	releaseDelays(): number;
 	clearFaults(): void;
 	/** Forgets every Idempotency-Key a workspace's creates used, as 24 hours later. */
 	expireIdempotencyKeys(workspace: WorkspaceRef): void;
@@ -106,6 +108,7 @@ export function makeControl(app: App): SandboxControl {
 		credits: (ref) => creditsView(app.state.workspace(ref)),
 		addFault: (f) => app.faults.add(f),
 		faults: () => app.faults.all(),
+		releaseDelays: () => app.faults.releaseDelays(),
 		clearFaults: () => app.faults.clear(),
 		expireIdempotencyKeys: (ref) => app.state.workspace(ref).idempotency.clear(),
 		removeFault: (id) => app.faults.remove(id),

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * Fault injection: fail the next N matching requests (before or, with `afterWork`, after doing the
  * work), drop the next N matching responses after the work is done (socket destroyed without an
@@ -21,7 +22,7 @@ export const faultInput = z.object({
 	message: z.string().optional(),
 	/** fail: do the work first, then answer the fault (the answer of a done create is lost). */
 	afterWork: z.boolean().default(false),
-	/** delay: milliseconds (real time, not scaled). */
+	/** delay: milliseconds (real time, not scaled); `releaseDelays()` ends every delay at once. */
 	delayMs: z.number().int().min(0).default(1000),
 });
 export type FaultInput = z.input<typeof faultInput>;
@@ -34,6 +35,8 @@ export type Fault = z.output<typeof faultInput> & {
 export class Faults {
 	private list: Fault[] = [];
 	private nextId = 1;
+	/** The answers a delay holds now: each ends at its time or when released. */
+	private readonly held = new Set<() => void>();
 	add(input: FaultInput): Fault {
 		const f = parse(faultInput, input);
 		new RegExp(f.path ?? ''); // throws on a bad pattern
@@ -46,6 +49,31 @@ export class Faults {
 	}
 	clear(): void {
 		this.list = [];
+	}
+	/**
+	 * Holds an answer for the delay's time, or until `releaseDelays()`; the wait does not keep the
+	 * process alive (a test may end while it holds).
+	 */
+	async hold(delay: Fault): Promise<void> {
+		await new Promise<void>((resolve) => {
+			const end = () => {
+				clearTimeout(timer);
+				this.held.delete(end);
+				resolve();
+			};
+			const timer = setTimeout(end, delay.delayMs).unref();
+			this.held.add(end);
+		});
+	}
+	/**
+	 * Ends every delay now (the held answers are written): a test holds an answer as long as it
+	 * needs (a long `delayMs`) and lets it go when it has seen what it waited for, whatever the
+	 * machine's load. Returns how many answers it let go.
+	 */
+	releaseDelays(): number {
+		const ends = [...this.held];
+		for (const end of ends) end();
+		return ends.length;
 	}
 	/** Removes one fault (a test's, once it is no longer wanted); false when it is gone. */
 	remove(id: number): boolean {

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The request pipeline: request id, fault injection, request log, then either the control API
  * (`/__sandbox/`), a signed file URL (`/files/`), or an API endpoint (`/v1/`): auth, rate limit,
@@ -53,9 +53,6 @@ export function createHandler(app: App): (req: IncomingMessage, res: ServerRespo
 		});
 	};
 }
-
-/** A delay fault's wait: it does not keep the process alive (a test may end while it holds). */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 interface LogFields {
 	/** Headers added to whatever the answer is (rate-limit state). */
@@ -138,7 +135,7 @@ async function handle(
 	if (delay) {
 		const { idempotencyKey } = fields;
 		app.requestLog.notify({ type: 'held', method, path, idempotencyKey, status: reply.status });
-		await sleep(delay.delayMs);
+		await app.faults.hold(delay);
 	}
 	res.on('close', () => log(reply.status, false));
 	writeReply(res, reply, method);

@@ -12,6 +12,13 @@ interface Scheduled {
 	waiting: boolean;
 }
 
+/**
+ * A factor on every scaled delay, for finding races (docs/development.md): with
+ * MEDIAGEN_SANDBOX_RACE_FACTOR=0.0001 every job, step and retry that is not held happens at once,
+ * so a test that passes only while a job is still running fails. Tests leave it unset (1).
+ */
+const RACE_FACTOR = Number(process.env.MEDIAGEN_SANDBOX_RACE_FACTOR ?? 1);
+
 export class Scheduler {
 	private readonly events = new Map<NodeJS.Timeout, Scheduled>();
 	private held = false;
@@ -44,7 +51,7 @@ export class Scheduler {
 	}
 	/** The real delay for `ms` simulated milliseconds. */
 	real(ms: number): number {
-		return Math.max(0, Math.round(ms * this.scale()));
+		return Math.max(0, Math.round(ms * this.scale() * RACE_FACTOR));
 	}
 
 	/** From now on, events that come due wait (in order) until `step()` or `release()`. */

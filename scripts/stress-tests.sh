@@ -49,7 +49,7 @@ for i in $(seq 1 "$runs"); do
 	if [ "$rc" -eq 0 ]; then result=ok; else
 		result="FAILED (exit ${rc})"
 		failed_runs=$((failed_runs + 1))
-		grep -E '^\s+● ' "$log" | grep -v '● Console' | sed 's/^\s*/    /' | sort -u
+		scripts/test-failures.sh "$log"
 	fi
 	line="run ${i}/${runs}: ${seconds} s, ${counts}: ${result}"
 	echo "$line"

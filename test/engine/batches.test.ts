@@ -19,7 +19,7 @@ import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { client, until } from '../sandbox/helpers';
 import type { TestNode } from './harness';
-import { chain, mediaGen, retryExecution, runWorkflow } from './harness';
+import { chain, mediaGen, retryExecution, runWorkflow, startWorkflow } from './harness';
 import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds, runOne } = useSandbox({ timeScale: 0.01 });
@@ -285,7 +285,7 @@ describe("7. n8n's Retry of a failed execution never starts a job twice", () => 
 		const failed = await runWorkflow(workflow, { credentials: creds() });
 		expect(failed.error?.message).toMatch(/^Not enough credits/);
 		expect(creates()).toHaveLength(3); // two started, the third refused with 402
-		await until(() => balance() === 0, 10_000);
+		await until(() => balance() === 0);
 
 		sb.control.setCredits('main', 10 * cost);
 		const retried = await retryExecution(workflow, failed.run, { credentials: creds() });
@@ -343,13 +343,20 @@ describe("7. n8n's Retry of a failed execution never starts a job twice", () => 
 			[{}, {}, {}],
 			[mediaGen('MediaGen', generation({ options: { timeoutMinutes: 0.002 } }, 100_000))],
 		);
-		const failed = await runWorkflow(workflow, { credentials: creds() });
-		expect(failed.error?.message).toMatch(/^Job [\w-]+ is still (queued|running)/);
+		// held: the jobs run, and cannot end before the node's timeout, however slow the machine
+		sb.control.holdJobs();
+		const started = startWorkflow(workflow, { credentials: creds() });
+		await until(() => creates().length === 3);
+		sb.control.stepJobs(); // queued -> running
+		const failed = await started.done;
+		expect(failed.error?.message).toMatch(/^Job [\w-]+ is still running/);
 		expect(failed.error?.description).toMatch(/Jobs this run had already started \(3\)/);
-		// the jobs go on at MediaGen: wait until all three completed (and were charged)
+		// the jobs go on at MediaGen: they complete (and are charged)
+		sb.control.releaseJobs();
+		sb.control.stepJobs();
 		const completed = async () =>
 			(await api()('GET', '/generations?status=completed')).body.data.length === 3;
-		await until(completed, 20_000, 50);
+		await until(completed);
 		sb.control.clearRequests();
 
 		const retried = await retryExecution(workflow, failed.run, { credentials: creds() });
@@ -386,7 +393,7 @@ describe("7. n8n's Retry of a failed execution never starts a job twice", () => 
 		const retried = await retryExecution(workflow, failed.run, { credentials: creds() });
 		expect(retried.error?.message).toMatch(/^Not found/); // item 2's project still does not exist
 		expect(generates().filter((g) => g.path.includes(projectId))).toHaveLength(1);
-		await until(() => balance() === before - 12, 10_000);
+		await until(() => balance() === before - 12);
 	});
 
 	test('an intentional new run makes new jobs: new keys, new jobs, each charged', async () => {

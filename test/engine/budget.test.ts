@@ -194,11 +194,25 @@ describe('several executions started together on one key (the race)', () => {
 		'%i executions of %i items, budget of %i jobs (Wait for Completion %s): exactly the budget charged, every refused item named, no execution failed',
 		async (executions, items, jobs, wait) => {
 			const before = balance();
+			// A job that ends before its run looks at the ledger again is charged (docs/budget.md), so
+			// no job may end before then, however slow the machine: without waiting, every job is held
+			// until all runs ended; a run that waits polls its jobs, so they run 6 s (the runs' looks
+			// took at most 0.6 s on a loaded machine: jobs of 0.6 s failed this test, of 6 s never).
+			if (!wait) sb.control.holdJobs();
 			const started = Array.from({ length: executions }, (_, k) =>
 				startWorkflow(
 					chain(
 						rows(items).map((r) => ({ ...r, run: k })),
-						[node({ continueOnFail: true }, { waitForCompletion: wait })],
+						[
+							mediaGen(
+								'Generate',
+								generation({ waitForCompletion: wait }, wait ? 600_000 : 30_000),
+								{
+									typeVersion: 2,
+									continueOnFail: true,
+								},
+							),
+						],
 					),
 					{
 						credentials: budget({ budgetCredits: jobs * COST }),
@@ -206,6 +220,8 @@ describe('several executions started together on one key (the race)', () => {
 				),
 			);
 			const results = await Promise.all(started.map((s) => s.done));
+			sb.control.releaseJobs();
+			sb.control.stepJobs(); // the held jobs start now, and end on their own time
 			await settledJobs();
 			const outs = results.map((r) => r.json('Generate'));
 			expect(results.map((r) => r.error)).toEqual(Array(executions).fill(undefined));
@@ -314,6 +330,8 @@ describe('what the budget can and cannot cancel', () => {
 			200,
 		);
 		const before = balance();
+		// held: step a cannot end before the other work below has reserved, however slow the machine
+		sb.control.holdJobs();
 		const started = startWorkflow(
 			chain(
 				[{}],
@@ -328,14 +346,26 @@ describe('what the budget can and cannot cancel', () => {
 			{ credentials: budget({ budgetCredits: 2 * COST }) },
 		);
 		// while step a runs, other work takes the rest of the budget: step b will be over
-		await until(async () => sb.control.credits('main').reserved === COST);
+		await until(
+			() => sb.control.credits('main').reserved === COST || (sb.control.stepJobs(), false),
+		);
 		const other = (
 			await api()('POST', '/generations', {
 				modelId: 'flux-pro',
 				params: { sandbox: { durationMs: 100 } },
 			})
 		).body as IDataObject;
+		// step on until the node cancelled the run (b no longer fits) or step b has reserved (a, the
+		// other work and b), then hold: b cannot end before the node has looked at it
+		let ended = false;
+		void started.done.then(() => (ended = true));
+		const reserves = async () =>
+			(
+				(await api()('GET', '/credits/ledger?all=true&limit=100')).body.data as IDataObject[]
+			).filter((e) => e.type === 'reserve').length;
+		await until(async () => ended || (await reserves()) >= 3 || (sb.control.stepJobs(), false));
 		const r = await started.done;
+		sb.control.releaseJobs();
 		await settledJobs();
 		const [out] = r.json('Canvas');
 		expect(String(out.error)).toMatch(

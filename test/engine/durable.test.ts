@@ -68,7 +68,7 @@ describe.each([2, 1] as const)(
 			const workflow = chain([{}, {}, {}, {}], [mediaGen('MediaGen', generation())]);
 			const x = await dies(workflow, `x-${major}-1`, saved);
 			expect(x.result.error?.message).toMatch(/^Not enough credits/);
-			await until(async () => (await completedCount()) === 2, 10_000);
+			await until(async () => (await completedCount()) === 2);
 
 			sb.control.setCredits('main', 10 * COST);
 			sb.control.clearRequests();
@@ -144,7 +144,7 @@ describe.each([2, 1] as const)(
 				expect.objectContaining({ executionId: `y-${major}-3` }),
 				expect.objectContaining({ executionId: `z-${major}-3` }),
 			]);
-			await until(async () => (await completedCount()) === 3, 10_000);
+			await until(async () => (await completedCount()) === 3);
 			expect(balance()).toBe(10 * COST - COST);
 		});
 
@@ -325,7 +325,7 @@ describe('job kinds without an idempotency key: the retry of a crashed run sends
 		expect(firstCreates).toBe(2);
 		expect(again).toHaveLength(1); // only item 2, again refused
 		expect(r.error?.message).toMatch(/^Not found/);
-		await until(async () => (await completedCount()) === 2, 10_000);
+		await until(async () => (await completedCount()) === 2);
 		const variants = (await api()('GET', `/ads/${ad.body.id}/variants`)).body.data;
 		expect(variants).toHaveLength(2);
 		expect(before - balance()).toBe(20 + 4 * 1 + (20 + 4 * 2));
@@ -384,7 +384,7 @@ describe('job kinds without an idempotency key: the retry of a crashed run sends
 		expect(firstCreates).toBe(2);
 		expect(again).toHaveLength(1);
 		expect(r.error?.message).toMatch(/^Not found/);
-		await until(async () => (await completedCount()) === 2, 10_000);
+		await until(async () => (await completedCount()) === 2);
 		expect(before - balance()).toBe(2 * 4);
 	});
 });

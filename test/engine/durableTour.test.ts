@@ -95,7 +95,7 @@ describe.each([2, 1] as const)('n8n %i.x saved data', (major) => {
 				if (!e) continue;
 
 				// n8n dies while this node ran: its retry
-				await until(settledJobs, 10_000, 20);
+				await until(settledJobs);
 				const balance = sb.control.credits('main').balance;
 				sb.control.clearRequests();
 				const started = (step.before ?? []).map((b) => b.name);
@@ -109,7 +109,7 @@ describe.each([2, 1] as const)('n8n %i.x saved data', (major) => {
 				const creates = sb.control
 					.requests({ method: 'POST' })
 					.filter((q) => q.status < 300 && !/estimate/.test(q.path));
-				await until(settledJobs, 10_000, 20);
+				await until(settledJobs);
 				const ids = (run: typeof x) => run.json('Operation').map((o) => String(o.id));
 				if (r.error) problems.push(`${step.op} retry: ${r.error.message}`);
 				else if (JSON.stringify(ids(r)) !== JSON.stringify(ids(x)))

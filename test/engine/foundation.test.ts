@@ -8,6 +8,7 @@ import type { TestNode } from './harness';
 import { mediaGen } from './harness';
 import { READS_IN_FLIGHT } from '../../nodes/shared/run/execute';
 import { rl, useSandbox } from './setup';
+import { until } from '../sandbox/helpers';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.001 });
 
@@ -379,16 +380,25 @@ describe('plain reads of many items are sent a few at a time, outputs in item or
 	test(`at most ${READS_IN_FLIGHT} in flight; every output paired with its own input`, async () => {
 		const ids = await projects(3);
 		sb.control.clearRequests();
-		// each answer takes 50 ms, so requests sent at once are open together at the sandbox
+		// the first answers are held until as many reads as the node allows are open together at
+		// the sandbox (a node that sent more would have more open), then let go
 		sb.control.addFault({
 			kind: 'delay',
 			method: 'GET',
 			path: '^/v1/projects/',
-			count: 20,
-			delayMs: 50,
+			count: READS_IN_FLIGHT,
+			delayMs: 600_000,
+		});
+		let held = 0;
+		const stop = sb.control.watchRequests((e) => {
+			if (e.type === 'held') held++;
 		});
 		const items = Array.from({ length: 20 }, (_, i) => ({ id: ids[i % 3] }));
-		const { out, error, items: outItems } = await run(getById, items);
+		const running = run(getById, items);
+		await until(() => held === READS_IN_FLIGHT);
+		stop();
+		sb.control.releaseDelays();
+		const { out, error, items: outItems } = await running;
 		expect(error).toBeUndefined();
 		expect(out.map((o) => o.id)).toEqual(items.map((i) => i.id));
 		expect(out.map((o) => o.name)).toEqual(items.map((_, i) => `p${i % 3}`));

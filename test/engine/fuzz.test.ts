@@ -42,7 +42,7 @@ import { chain, runWorkflow } from './harness';
 import { nodeFactory } from './setup';
 import { FakeN8n } from './triggerHarness';
 
-jest.setTimeout(120_000);
+jest.setTimeout(600_000);
 
 /** Values are random but repeatable: every draw has its own seed, derived from this one. */
 const SEED = 14;

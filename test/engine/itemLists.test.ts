@@ -246,7 +246,7 @@ describe('jobs started from items go through the run’s usual machinery', () =>
 		await until(async () => {
 			const list = await api()('GET', '/generations?status=completed&limit=100');
 			return list.body.data.length === 3;
-		}, 10_000);
+		});
 		expect(before - balance()).toBe(3 * 40);
 	});
 

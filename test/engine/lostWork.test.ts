@@ -234,22 +234,23 @@ describe('a failed run retried, the retry dies, then Retry again', () => {
 describe('Stop while a create is in flight', () => {
 	test('the job whose answer had not come is found and cancelled with the others: nothing charged', async () => {
 		const before = balance();
-		// item 2's create is done at MediaGen, its answer held back
+		// item 2's create is done at MediaGen, its answer held back until the test lets it go
 		sb.control.addFault({
 			kind: 'delay',
 			method: 'POST',
 			path: '/generations$',
 			skip: 1,
-			delayMs: 3000,
+			delayMs: 600_000,
 		});
 		const started = startWorkflow(
 			chain([{}, {}, {}], [mediaGen('MediaGen', generation({}, 600_000))]),
 			{ credentials: creds() },
 		);
 		// (the sandbox logs a request when its answer is written: item 2's create is not logged yet)
-		await until(async () => (await allGenerations()).length === 2, 10_000);
+		await until(async () => (await allGenerations()).length === 2);
 		started.cancel();
 		const r = await started.done;
+		sb.control.releaseDelays();
 		const made = await allGenerations();
 		expect(made).toHaveLength(2);
 		await until(

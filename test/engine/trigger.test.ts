@@ -652,15 +652,19 @@ describe('binary outputs', () => {
 	test('generation outputs arrive as binary; the answer does not wait for the download', async () => {
 		const n8n = await fakeN8n(automatic(['generation.completed'], { downloadFiles: true }));
 		await n8n.activate();
-		// slow file server: the download takes 1.5 s, the answer must not
+		// slow file server: the downloads are held until the trigger has answered (the answer must
+		// not wait for them), then let go
 		sb.control.addFault({
 			kind: 'delay',
 			method: 'GET',
 			path: '^/files/',
-			delayMs: 1500,
+			delayMs: 600_000,
 			count: 10,
 		});
 		const generation = await generate({ count: 2 });
+		await until(() => n8n.requests.length === 1 && n8n.requests[0].answeredAt > 0);
+		sb.control.clearFaults(); // downloads not started yet go at once,
+		sb.control.releaseDelays(); // and the held ones now
 		await until(() => n8n.runs.length === 1);
 		const [item] = n8n.outputs()[0];
 		expect(item.json.downloadErrors).toBeUndefined();
@@ -671,9 +675,9 @@ describe('binary outputs', () => {
 		expect((item.json.data as IDataObject).id).toBe(generation.id);
 		const request = n8n.requests[0];
 		expect(request.status).toBe(200);
-		// answered before the first (1.5 s slow) download ended: an order, not a time bound
+		// answered while the downloads were held: an order, not a time bound
 		const [download] = sb.control.requests({ method: 'GET', path: '^/files/' });
-		expect(request.answeredAt).toBeLessThan(Date.parse(download.time) + download.durationMs);
+		expect(request.answeredAt).toBeLessThan(Date.parse(download.time));
 		// the bytes are the asset's bytes
 		sb.control.clearFaults();
 		for (const [index, output] of outputs.entries()) {

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * What the trigger's engine tests share: the sandbox (its deliveries time-scaled), n8n-core's log
  * lines captured, a FakeN8n per test (closed after it), the sandbox's API as the pro key, and
@@ -12,6 +12,7 @@ import { DEACTIVATION, deactivationsSettled } from '../../nodes/MediaGenTrigger/
 import { sign } from '../../sandbox/hooks';
 import { useSandbox } from './setup';
 import { FakeN8n } from './triggerHarness';
+import { sleep, until } from '../sandbox/helpers';
 
 /** n8n-core's own copies of @n8n/di and @n8n/backend-common (it nests them). */
 function fromCore<T>(name: string): T {
@@ -31,17 +32,7 @@ export interface Endpoint {
 	secret?: string;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-	const end = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await fn();
-		if (value) return value;
-		if (Date.now() > end) throw new Error('timed out waiting');
-		await sleep(10);
-	}
-}
+export { sleep, until } from '../sandbox/helpers';
 
 export const automatic = (
 	events: string[] = ['generation.completed'],
@@ -99,7 +90,7 @@ export async function post(url: string, headers: Record<string, string>, body: s
 
 /** The sandbox, the captured log lines and the helpers bound to them (call at the file's top). */
 export function useTriggerKit(options: { timeScale: number }) {
-	jest.setTimeout(60_000);
+	jest.setTimeout(300_000);
 	const { Container } = fromCore<typeof import('@n8n/di')>('@n8n/di');
 	const { Logger } = fromCore<typeof import('@n8n/backend-common')>('@n8n/backend-common');
 	const { sb, creds, runOne } = useSandbox({

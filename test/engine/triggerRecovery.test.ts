@@ -60,7 +60,7 @@ async function outage(n8n: FakeN8n, endpointId: string, count: number): Promise<
 	const failed = (await until(async () => {
 		const fresh = (await deliveriesOf(endpointId)).filter((d) => !earlier.has(d.id));
 		return fresh.length === count && fresh.every((d) => d.status === 'failed') ? fresh : undefined;
-	}, 30_000)) as Delivery[];
+	})) as Delivery[];
 	n8n.offline = false;
 	sb.control.setConfig({ timeScale: 0.001 });
 	return failed;
@@ -188,7 +188,7 @@ describe('a copy of static data saved over a newer registration is repaired on t
 		// retry verifies
 		logs.length = 0;
 		await generate();
-		await until(() => n8n.runs.length === 2, 30_000);
+		await until(() => n8n.runs.length === 2);
 		expect(stored(n8n)?.id).toBe(second);
 		// refused until the node has its new secret, then accepted
 		const statuses = sb.control
@@ -326,7 +326,7 @@ describe('re-publishing a changed trigger', () => {
 		n8n.setParameters(automatic(['generation.completed'], { includePings: true }));
 		await n8n.activate('update');
 		expect(stored(n8n)).toMatchObject({ id, secret });
-		await until(() => n8n.runs.length === 2, 30_000);
+		await until(() => n8n.runs.length === 2);
 		await kit.afterGrace();
 		expect(Object.values(runsPerEvent(n8n))).toEqual([1, 1]);
 		expect(await endpoints()).toEqual([expect.objectContaining({ id, status: 'active' })]);

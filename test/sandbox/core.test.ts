@@ -195,7 +195,7 @@ describe('rate limit and faults', () => {
 		);
 		sb.control.addFault({ kind: 'delay', method: 'POST', path: '/projects$', delayMs: 100 });
 		const pending = pro('POST', '/projects', { name: 'held' });
-		await until(() => seen.length > 0, 5000, 5);
+		await until(() => seen.length > 0);
 		expect(seen).toEqual(['held POST /v1/projects 201']);
 		await pending;
 		expect(seen).toEqual(['held POST /v1/projects 201', 'answered /v1/projects']);
@@ -379,6 +379,8 @@ describe('projects, assets, collections', () => {
 	});
 
 	it('ledger order (what the credit budget reads): a reservation booked before the create answers, its settling release and charge together, an immediate charge without a generation', async () => {
+		// held: the job cannot complete between the create's answer and the first ledger read
+		sb.control.holdJobs();
 		const g = await pro('POST', '/generations', {
 			modelId: 'm',
 			params: { sandbox: { durationMs: 1 } },
@@ -389,6 +391,7 @@ describe('projects, assets, collections', () => {
 			amount: -4,
 			generation_id: g.body.id,
 		});
+		sb.control.releaseJobs();
 		await until(
 			async () => (await pro('GET', `/generations/${g.body.id}`)).body.status === 'completed',
 		);

@@ -118,20 +118,29 @@ export function useSandbox(options: SandboxOptions = {}): SandboxClients {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What `until` returns: its function's value once truthy. */
+export type Truthy<T> = Exclude<T, undefined | null | false | '' | 0>;
+
 /**
- * Polls until fn returns a truthy value or the timeout passes. The default timeout is generous
- * (a loaded machine is slow, not wrong); a test that must act while a job runs holds the job
- * (`sb.control.holdJobs()`) instead of racing it.
+ * How long a test waits for something that must happen: generous, since CI runs the suite while
+ * it installs n8n beside it (a loaded machine is slow, not wrong). Below jest's test timeout.
+ */
+export const WAIT_MS = 60_000;
+
+/**
+ * Polls until fn returns a truthy value or the wait passes (never less than WAIT_MS: a deadline
+ * decides nothing in a passing run). A test that must act while a job runs holds the job
+ * (`sb.control.holdJobs()`), or its answer (a delay fault, `releaseDelays()`), instead of racing it.
  */
 export async function until<T>(
 	fn: () => Promise<T> | T,
-	timeoutMs = 20_000,
+	timeoutMs = WAIT_MS,
 	everyMs = 10,
-): Promise<T> {
-	const end = Date.now() + timeoutMs;
+): Promise<Truthy<T>> {
+	const end = Date.now() + Math.max(timeoutMs, WAIT_MS);
 	for (;;) {
 		const v = await fn();
-		if (v) return v;
+		if (v) return v as Truthy<T>;
 		if (Date.now() > end) throw new Error('timed out waiting');
 		await sleep(everyMs);
 	}

@@ -250,26 +250,54 @@ describe('deliveries', () => {
 	});
 
 	it('retries 7 more times on the spec schedule (scaled), same webhook-id, then a manual retry', async () => {
+		// Held: no retry is sent until the test steps it, so each attempt's announced next attempt is
+		// read before the next one is sent, whatever the machine's load (no wall-clock gap measured).
 		sb.control.setConfig({ timeScale: 0.0001 });
+		sb.control.holdJobs();
 		rx.status = 503;
 		const w = (await pro('POST', '/webhooks', { url: rx.url, events: ['generation.completed'] }))
 			.body;
 		await generate();
-		await until(() => rx.received.length === 8, 15_000);
-		const d = await until(async () =>
-			(await pro('GET', `/webhooks/${w.id}/deliveries`)).body.data.find(
-				(x: { status: string }) => x.status === 'failed',
-			),
-		);
-		expect(rx.received).toHaveLength(8);
+		const delivery = async () =>
+			(await pro('GET', `/webhooks/${w.id}/deliveries`)).body.data[0] as
+				| {
+						id: string;
+						status: string;
+						next_attempt_at: string | null;
+						attempts: Array<{ at: string; duration_ms: number }>;
+				  }
+				| undefined;
+		// the generation moves one step at a time until its event's first attempt is made
+		await until(async () => (await delivery()) ?? (sb.control.stepJobs(), undefined));
+		const announced: number[] = [];
+		for (let attempt = 1; attempt <= 8; attempt++) {
+			const d = await until(async () => {
+				const x = await delivery();
+				return x?.attempts.length === attempt && (attempt === 8 || x.next_attempt_at)
+					? x
+					: undefined;
+			});
+			expect(rx.received).toHaveLength(attempt);
+			if (attempt < 8) {
+				const last = d.attempts[attempt - 1];
+				// next_attempt_at is set in the same synchronous step as the attempt's duration
+				announced.push(Date.parse(d.next_attempt_at!) - Date.parse(last.at) - last.duration_ms);
+				expect(sb.control.stepJobs().ran).toBe(1); // the one retry, sent now
+			}
+		}
+		const expected = [30, 120, 600, 1800, 3600, 10800, 21600].map((s) => s * 1000 * 0.0001);
+		announced.forEach((a, i) => {
+			expect(a).toBeGreaterThanOrEqual(expected[i] - 1);
+			// its own step of the schedule, not the next one (the 6 h wait is the last)
+			expect(a).toBeLessThan(i < 6 ? expected[i + 1] : expected[i] * 2);
+		});
+		const d = await until(async () => {
+			const x = await delivery();
+			return x?.status === 'failed' ? x : undefined;
+		});
 		const ids = new Set(rx.received.map((r) => r.headers['webhook-id']));
 		expect(ids.size).toBe(1);
 		expect(rx.received.every((r) => verify(w.secret, r))).toBe(true);
-		const gaps = rx.received.slice(1).map((r, i) => r.at - rx.received[i].at);
-		const expected = [30, 120, 600, 1800, 3600, 10800, 21600].map((s) => s * 1000 * 0.0001);
-		gaps.forEach((g, i) => expect(g).toBeGreaterThanOrEqual(expected[i] - 2));
-		// the last wait is the schedule's 6 h, not its next step (the bound holds on a loaded machine)
-		expect(gaps[6]).toBeLessThan(expected[6] * 2);
 		expect(d).toMatchObject({
 			status: 'failed',
 			attempt_count: 8,
