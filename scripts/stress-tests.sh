@@ -51,7 +51,8 @@ for i in $(seq 1 "$runs"); do
 		failed_runs=$((failed_runs + 1))
 		scripts/test-failures.sh "$log"
 	fi
-	line="run ${i}/${runs}: ${seconds} s, ${counts}: ${result}"
+	load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+	line="run ${i}/${runs}: ${seconds} s, load average ${load}, ${counts}: ${result}"
 	echo "$line"
 	summary+=("$line")
 done
