@@ -59,8 +59,8 @@ beforeAll(async () => {
 	]);
 	const reply = (hit: { origin: string; path: string }, res: ServerResponse) => {
 		if (hit.origin === redirect.from && redirect.to) {
-			res.writeHead(302, { location: `${redirect.to}${hit.path}` });
-			res.end();
+			res.writeHead(302, { location: `${redirect.to}${hit.path}`, 'content-type': 'text/plain' });
+			res.end(`Found. Redirecting to ${redirect.to}${hit.path}`);
 			return;
 		}
 		res.setHeader('content-type', 'application/json');
@@ -130,16 +130,28 @@ const KINDS: Kind[] = [
 	},
 ];
 
-type Helper = 'MediaGen node' | 'httpRequestWithAuthentication' | 'requestWithAuthentication';
+type Helper =
+	| 'MediaGen node'
+	| 'httpRequestWithAuthentication'
+	| 'requestWithAuthentication'
+	| 'requestWithAuthenticationPaginated';
+const HELPERS: Helper[] = [
+	'MediaGen node',
+	'httpRequestWithAuthentication',
+	'requestWithAuthentication',
+	'requestWithAuthenticationPaginated',
+];
+/** The test node's `helper` parameter for each of n8n's helpers. */
+const TEST_NODE_HELPER: Record<string, string> = {
+	httpRequestWithAuthentication: 'http',
+	requestWithAuthentication: 'legacy',
+	requestWithAuthenticationPaginated: 'paginated',
+};
 type ProxySetup = 'no proxy' | 'environment proxy' | "the request's own proxy";
 
 const CASES: Array<[Helper, ProxySetup, Kind]> = [];
 // the nodes' own requests take no proxy option
-for (const helper of [
-	'MediaGen node',
-	'httpRequestWithAuthentication',
-	'requestWithAuthentication',
-] as Helper[])
+for (const helper of HELPERS)
 	for (const setup of ['no proxy', 'environment proxy', "the request's own proxy"] as ProxySetup[])
 		if (helper !== 'MediaGen node' || setup !== "the request's own proxy")
 			for (const kind of KINDS) CASES.push([helper, setup, kind]);
@@ -149,7 +161,7 @@ function nodeFor(helper: Helper, url: string, setup: ProxySetup): TestNode {
 		return mediaGen('MediaGen', { resource: 'workspace', operation: 'get' });
 	return httpRequest('HTTP', {
 		url,
-		helper: helper === 'requestWithAuthentication' ? 'legacy' : 'http',
+		helper: TEST_NODE_HELPER[helper],
 		proxy: setup === "the request's own proxy" ? proxy.url : '',
 	});
 }
@@ -196,22 +208,19 @@ describe('a redirect never takes the API key to another origin', () => {
 });
 
 describe('without a redirect the same requests work (the checks are not a blanket refusal)', () => {
-	test.each(['MediaGen node', 'httpRequestWithAuthentication', 'requestWithAuthentication'])(
-		'%s over https, through the environment proxy',
-		async (helper) => {
-			const base = `https://api.localhost:${here.port}`;
-			redirect.from = base;
-			redirect.to = '';
-			process.env.HTTPS_PROXY = proxy.url;
-			const result = await runWorkflow(
-				chain([{}], [nodeFor(helper as Helper, `${base}/v1/workspace`, 'environment proxy')]),
-				{ credentials: { mediaGenApi: { apiKey: KEY, baseUrl: `${base}/v1` } } },
-			);
-			expect(result.error).toBeUndefined();
-			expect(here.hits).toEqual([
-				{ origin: base, path: '/v1/workspace', authorization: `Bearer ${KEY}` },
-			]);
-			expect(proxy.asked).toEqual([new URL(base).host]);
-		},
-	);
+	test.each(HELPERS)('%s over https, through the environment proxy', async (helper) => {
+		const base = `https://api.localhost:${here.port}`;
+		redirect.from = base;
+		redirect.to = '';
+		process.env.HTTPS_PROXY = proxy.url;
+		const result = await runWorkflow(
+			chain([{}], [nodeFor(helper, `${base}/v1/workspace`, 'environment proxy')]),
+			{ credentials: { mediaGenApi: { apiKey: KEY, baseUrl: `${base}/v1` } } },
+		);
+		expect(result.error).toBeUndefined();
+		expect(here.hits).toEqual([
+			{ origin: base, path: '/v1/workspace', authorization: `Bearer ${KEY}` },
+		]);
+		expect(proxy.asked).toEqual([new URL(base).host]);
+	});
 });

@@ -4,10 +4,16 @@
  * MediaGen API credential): n8n-core's `requestWithAuthentication` with the node's legacy options
  * (`uri`, redirects followed, and, as HTTP Request before 4.4, the credential sent on a
  * cross-origin redirect), or `httpRequestWithAuthentication` with `url` and n8n's defaults
- * (redirects followed, the credential sent on a cross-origin redirect). Optionally through the
+ * (redirects followed, the credential sent on a cross-origin redirect), or
+ * `requestWithAuthenticationPaginated` (its Pagination option) with the legacy options. Optionally through the
  * node's own proxy (the HTTP Request node's Proxy option). Outputs the answer's status.
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	IRequestOptions,
+} from 'n8n-workflow';
 
 import { nodeFactory } from './setup';
 
@@ -32,32 +38,43 @@ class TestHttpRequest implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const url = this.getNodeParameter('url', 0) as string;
 		const proxy = (this.getNodeParameter('proxy', 0, '') as string) || undefined;
-		const response = (
-			this.getNodeParameter('helper', 0) === 'legacy'
-				? await this.helpers.requestWithAuthentication.call(
-						this,
-						'mediaGenApi',
-						{
-							method: 'GET',
-							uri: url,
-							followRedirect: true,
-							followAllRedirects: true,
-							resolveWithFullResponse: true,
-							simple: false,
-							sendCredentialsOnCrossOriginRedirect: true,
-							...(proxy ? { proxy } : {}),
-						},
-						undefined,
-						0,
-					)
-				: await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
-						method: 'GET',
-						url,
-						returnFullResponse: true,
-						ignoreHttpStatusErrors: true,
-						...(proxy ? { proxy: proxyOption(proxy) } : {}),
-					})
-		) as { statusCode: number };
+		const helper = this.getNodeParameter('helper', 0) as string;
+		const legacy: IRequestOptions = {
+			method: 'GET',
+			uri: url,
+			followRedirect: true,
+			followAllRedirects: true,
+			resolveWithFullResponse: true,
+			simple: false,
+			sendCredentialsOnCrossOriginRedirect: true,
+			...(proxy ? { proxy } : {}),
+		};
+		let response: { statusCode: number };
+		if (helper === 'legacy')
+			response = (await this.helpers.requestWithAuthentication.call(
+				this,
+				'mediaGenApi',
+				legacy,
+				undefined,
+				0,
+			)) as { statusCode: number };
+		else if (helper === 'paginated')
+			// the HTTP Request node with Pagination: one page here (continue: false)
+			[response] = (await this.helpers.requestWithAuthenticationPaginated.call(
+				this,
+				legacy,
+				0,
+				{ continue: false, request: {} },
+				'mediaGenApi',
+			)) as Array<{ statusCode: number }>;
+		else
+			response = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
+				method: 'GET',
+				url,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				...(proxy ? { proxy: proxyOption(proxy) } : {}),
+			})) as { statusCode: number };
 		return [[{ json: { statusCode: response.statusCode } }]];
 	}
 }
