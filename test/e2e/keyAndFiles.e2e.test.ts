@@ -10,16 +10,21 @@
  *
  * Skipped unless MEDIAGEN_E2E=1. Needs a build (`npm run build`); `npm run test:e2e` does both.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
 import type { Recorder } from '../engine/recorder';
 import { recorder } from '../engine/recorder';
+import { connectProxy, origins, testCertificate } from '../engine/tlsOrigins';
 import type { N8nInstance, N8nOwner } from './n8n';
 import {
 	describeE2E,
 	describeResult,
 	executeWorkflow,
+	importCredentials,
 	importWorkflows,
 	nodeItems,
 	restOf,
@@ -28,8 +33,16 @@ import {
 } from './n8n';
 import { MIN, mg, node, useDemoSuite, workflow } from './workflows';
 
-/** n8n's HTTP Request node (4.2: it asks for the credential on cross-origin redirects). */
-const httpRequest = (name: string, url: string) =>
+/**
+ * n8n's HTTP Request node with the MediaGen credential (4.2: it asks for the credential on
+ * cross-origin redirects), its options as a user leaves them (Follow Redirects on).
+ */
+const httpRequest = (
+	name: string,
+	url: string,
+	credential: { id: string; name: string } = SANDBOX_CREDENTIAL,
+	typeVersion = 4.2,
+) =>
 	node(
 		name,
 		'n8n-nodes-base.httpRequest',
@@ -39,7 +52,7 @@ const httpRequest = (name: string, url: string) =>
 			nodeCredentialType: 'mediaGenApi',
 			options: {},
 		},
-		{ typeVersion: 4.2, credentials: { mediaGenApi: SANDBOX_CREDENTIAL } },
+		{ typeVersion, credentials: { mediaGenApi: credential } },
 	);
 
 describeE2E('the key and the files in a real n8n', () => {
@@ -128,6 +141,70 @@ describeE2E('the key and the files in a real n8n', () => {
 				`The MediaGen API credential sends its API key only to its Base URL (${sandbox.origin}); this request goes to ${elsewhere.url}, so it was not sent.`,
 			);
 			expect(elsewhere.seen).toHaveLength(0);
+		},
+		10 * MIN,
+	);
+
+	test(
+		"HTTP Request with the MediaGen credential over https, through HTTPS_PROXY: a redirect to a subdomain of the Base URL's host gets nothing",
+		async () => {
+			// names under localhost reach this machine only through the proxy, which tunnels every
+			// CONNECT to 127.0.0.1; n8n trusts this run's certificate (NODE_EXTRA_CA_CERTS)
+			const tls = testCertificate(['api.localhost', 'x.api.localhost']);
+			const caFile = path.join(suite.workDir, 'redirect-ca.pem');
+			writeFileSync(caFile, tls.cert);
+			let base = '';
+			const site = await origins(tls, (hit, res) => {
+				if (hit.origin === base) {
+					res.writeHead(302, { location: `${base.replace('//api.', '//x.api.')}${hit.path}` });
+					res.end('Found');
+				} else res.end('{}');
+			});
+			const tunnel = await connectProxy();
+			try {
+				base = `https://api.localhost:${site.port}`;
+				const credential = { id: 'mgRedirectCred01', name: 'MediaGen behind a redirect' };
+				await importCredentials(suite.ctx.home, [
+					{
+						...credential,
+						type: 'mediaGenApi',
+						data: { apiKey: 'mg_e2e_redirect_key', baseUrl: `${base}/v1` },
+					},
+				]);
+				for (const [id, typeVersion] of [
+					['e2eKeyRedirect42', 4.2],
+					['e2eKeyRedirect44', 4.4],
+				] as const) {
+					site.hits.length = 0;
+					tunnel.asked.length = 0;
+					const result = await run(
+						workflow(id, `e2e: HTTP Request ${typeVersion} and a redirect`, [
+							httpRequest('Redirected', `${base}/v1/workspace`, credential, typeVersion),
+						]),
+						{
+							HTTPS_PROXY: tunnel.url,
+							https_proxy: tunnel.url,
+							NO_PROXY: '',
+							no_proxy: '',
+							NODE_EXTRA_CA_CERTS: caFile,
+						},
+					);
+					// the Base URL got the key once, the subdomain nothing; the proxy saw one tunnel
+					expect({ typeVersion, hits: site.hits }).toEqual({
+						typeVersion,
+						hits: [
+							{ origin: base, path: '/v1/workspace', authorization: 'Bearer mg_e2e_redirect_key' },
+						],
+					});
+					expect(tunnel.asked).toEqual([`api.localhost:${site.port}`]);
+					// the user sees the 302 (HTTP Request's error for a status outside 2xx)
+					expect(result.ok).toBe(false);
+					expect(describeResult(result)).toContain('302');
+				}
+			} finally {
+				await site.close();
+				await tunnel.close();
+			}
 		},
 		10 * MIN,
 	);

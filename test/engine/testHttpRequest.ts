@@ -64,7 +64,7 @@ class TestHttpRequest implements INodeType {
 				this,
 				legacy,
 				0,
-				{ continue: false, request: {} },
+				{ continue: false, request: {}, requestInterval: 0 },
 				'mediaGenApi',
 			)) as Array<{ statusCode: number }>;
 		else
