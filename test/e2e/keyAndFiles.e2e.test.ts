@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- dev-only test code (real n8n e2e), never published: see package.json "files" */
 /**
  * The key and the files in a real n8n 2.40.7 with the packed package, against the sandbox
  * (issue #33): n8n's own HTTP Request node with the MediaGen API credential sends the key to the
@@ -32,6 +33,9 @@ import {
 	startN8n,
 } from './n8n';
 import { MIN, mg, node, useDemoSuite, workflow } from './workflows';
+
+/** The key of the credential whose Base URL redirects (a made-up one). */
+const REDIRECT_KEY = 'mg_e2e_redirect_key';
 
 /**
  * n8n's HTTP Request node with the MediaGen credential (4.2: it asks for the credential on
@@ -168,7 +172,7 @@ describeE2E('the key and the files in a real n8n', () => {
 					{
 						...credential,
 						type: 'mediaGenApi',
-						data: { apiKey: 'mg_e2e_redirect_key', baseUrl: `${base}/v1` },
+						data: { apiKey: REDIRECT_KEY, baseUrl: `${base}/v1` },
 					},
 				]);
 				for (const [id, typeVersion] of [
@@ -193,7 +197,7 @@ describeE2E('the key and the files in a real n8n', () => {
 					expect({ typeVersion, hits: site.hits }).toEqual({
 						typeVersion,
 						hits: [
-							{ origin: base, path: '/v1/workspace', authorization: 'Bearer mg_e2e_redirect_key' },
+							{ origin: base, path: '/v1/workspace', authorization: `Bearer ${REDIRECT_KEY}` },
 						],
 					});
 					expect(tunnel.asked).toEqual([`api.localhost:${site.port}`]);

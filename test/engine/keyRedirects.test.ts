@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * Issue #37, finding 7: the API key reaches the Base URL's origin and nothing else, on a redirect
  * of every kind (another host, a subdomain, another port, https to http, http to https of the same
