@@ -47,7 +47,7 @@ let proxy: ConnectProxy;
 let restoreNames: () => void;
 let savedEnv: Record<string, string | undefined>;
 /** The Base URL's origin of the running case, and where it redirects to. */
-const redirect = { from: '', to: '' };
+const redirect = { from: '', to: '', status: 302 };
 
 beforeAll(async () => {
 	const tls = testCertificate([
@@ -59,7 +59,10 @@ beforeAll(async () => {
 	]);
 	const reply = (hit: { origin: string; path: string }, res: ServerResponse) => {
 		if (hit.origin === redirect.from && redirect.to) {
-			res.writeHead(302, { location: `${redirect.to}${hit.path}`, 'content-type': 'text/plain' });
+			res.writeHead(redirect.status, {
+				location: `${redirect.to}${hit.path}`,
+				'content-type': 'text/plain',
+			});
 			res.end(`Found. Redirecting to ${redirect.to}${hit.path}`);
 			return;
 		}
@@ -98,6 +101,8 @@ afterEach(() => {
 
 interface Kind {
 	kind: string;
+	/** Each kind with another redirect status: 301, 302, 303, 307, 308. */
+	status: number;
 	base: () => string;
 	target: () => string;
 }
@@ -105,26 +110,31 @@ interface Kind {
 const KINDS: Kind[] = [
 	{
 		kind: 'another host',
+		status: 301,
 		base: () => `https://api.localhost:${here.port}`,
 		target: () => `https://other.localhost:${here.port}`,
 	},
 	{
 		kind: 'a subdomain of the host',
+		status: 302,
 		base: () => `https://api.localhost:${here.port}`,
 		target: () => `https://x.api.localhost:${here.port}`,
 	},
 	{
 		kind: 'another port',
+		status: 303,
 		base: () => `https://api.localhost:${here.port}`,
 		target: () => `https://api.localhost:${otherPort.port}`,
 	},
 	{
 		kind: 'https to http (same host and port)',
+		status: 307,
 		base: () => `https://api.localhost:${here.port}`,
 		target: () => `http://api.localhost:${here.port}`,
 	},
 	{
 		kind: 'http to https (same host name and port)',
+		status: 308,
 		base: () => `http://localhost:${here.port}`,
 		target: () => `https://localhost:${here.port}`,
 	},
@@ -167,12 +177,13 @@ function nodeFor(helper: Helper, url: string, setup: ProxySetup): TestNode {
 }
 
 describe('a redirect never takes the API key to another origin', () => {
-	test.each(CASES.map(([helper, setup, kind]) => [helper, setup, kind.kind, kind]))(
-		'%s, %s: a redirect to %s',
-		async (helper, setup, _name, kind) => {
+	test.each(CASES.map(([helper, setup, kind]) => [helper, setup, kind.status, kind.kind, kind]))(
+		'%s, %s: a redirect (%i) to %s',
+		async (helper, setup, _status, _name, kind) => {
 			const base = kind.base();
 			redirect.from = base;
 			redirect.to = kind.target();
+			redirect.status = kind.status;
 			if (setup === 'environment proxy') {
 				process.env.HTTPS_PROXY = proxy.url;
 				process.env.HTTP_PROXY = proxy.url;
@@ -195,13 +206,15 @@ describe('a redirect never takes the API key to another origin', () => {
 			// host straight, never through a proxy)
 			const tunnels = base.startsWith('https:') ? [new URL(base).host] : [];
 			expect(proxy.asked).toEqual(setup === 'no proxy' ? [] : tunnels);
-			// what the user sees: the 302 (the HTTP Request node's output, or the node's error)
+			// what the user sees: the 3xx (the HTTP Request node's output, or the node's error)
 			if (helper === 'MediaGen node') {
-				expect(result.error?.message).toMatch(/redirect \(302\).*not follow/);
+				expect(result.error?.message).toMatch(
+					new RegExp(`redirect \\(${kind.status}\\).*not follow`),
+				);
 				expect(result.error?.description).toContain(redirect.to);
 			} else {
 				expect(result.error).toBeUndefined();
-				expect(result.json('HTTP') as IDataObject[]).toEqual([{ statusCode: 302 }]);
+				expect(result.json('HTTP') as IDataObject[]).toEqual([{ statusCode: kind.status }]);
 			}
 		},
 	);
