@@ -57,9 +57,9 @@ export class MediaGenApi implements ICredentialType {
 	 * where the request goes.
 	 *
 	 * Refused with the reason (nothing is sent): a Base URL that is not https (plain http only to
-	 * localhost, 127.0.0.0/8, ::1), and any request to another origin. The key never follows a
-	 * redirect to another origin; over plain http it follows none and goes through no proxy
-	 * (`keyedRequest`, nodes/shared/transport/urlPolicy.ts).
+	 * localhost, 127.0.0.0/8, ::1), and any request to another origin. A request with the key
+	 * follows no redirect, whatever the caller asked (a 3xx is the answer), and over plain http it
+	 * goes through no proxy (`keyedRequest`, nodes/shared/transport/urlPolicy.ts).
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,

@@ -1,7 +1,10 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- dev-only test code (real n8n e2e), never published: see package.json "files" */
 /**
  * The key and the files in a real n8n 2.40.7 with the packed package, against the sandbox
  * (issue #33): n8n's own HTTP Request node with the MediaGen API credential sends the key to the
- * Base URL and refuses any other origin (nothing reaches it); the credential test (n8n's REST
+ * Base URL and refuses any other origin (nothing reaches it), and follows no redirect (versions
+ * 4.2 and 4.5, over https through HTTPS_PROXY: a subdomain of the Base URL's host, which got the
+ * key before #37, gets nothing); the credential test (n8n's REST
  * `POST /rest/credentials/test`) still passes; with HTTP_PROXY set and no NO_PROXY, plain-http
  * requests to the loopback sandbox (API, signed URLs, the HTTP Request node) never go through the
  * proxy; an upload whose complete lost its answer is completed again by Retry On Fail and by
@@ -10,16 +13,21 @@
  *
  * Skipped unless MEDIAGEN_E2E=1. Needs a build (`npm run build`); `npm run test:e2e` does both.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
 import type { Recorder } from '../engine/recorder';
 import { recorder } from '../engine/recorder';
+import { connectProxy, origins, testCertificate } from '../engine/tlsOrigins';
 import type { N8nInstance, N8nOwner } from './n8n';
 import {
 	describeE2E,
 	describeResult,
 	executeWorkflow,
+	importCredentials,
 	importWorkflows,
 	nodeItems,
 	restOf,
@@ -28,8 +36,19 @@ import {
 } from './n8n';
 import { MIN, mg, node, useDemoSuite, workflow } from './workflows';
 
-/** n8n's HTTP Request node (4.2: it asks for the credential on cross-origin redirects). */
-const httpRequest = (name: string, url: string) =>
+/** The key of the credential whose Base URL redirects (a made-up one). */
+const REDIRECT_KEY = 'mg_e2e_redirect_key';
+
+/**
+ * n8n's HTTP Request node with the MediaGen credential (4.2: it asks for the credential on
+ * cross-origin redirects), its options as a user leaves them (Follow Redirects on).
+ */
+const httpRequest = (
+	name: string,
+	url: string,
+	credential: { id: string; name: string } = SANDBOX_CREDENTIAL,
+	typeVersion = 4.2,
+) =>
 	node(
 		name,
 		'n8n-nodes-base.httpRequest',
@@ -39,7 +58,7 @@ const httpRequest = (name: string, url: string) =>
 			nodeCredentialType: 'mediaGenApi',
 			options: {},
 		},
-		{ typeVersion: 4.2, credentials: { mediaGenApi: SANDBOX_CREDENTIAL } },
+		{ typeVersion, credentials: { mediaGenApi: credential } },
 	);
 
 describeE2E('the key and the files in a real n8n', () => {
@@ -128,6 +147,80 @@ describeE2E('the key and the files in a real n8n', () => {
 				`The MediaGen API credential sends its API key only to its Base URL (${sandbox.origin}); this request goes to ${elsewhere.url}, so it was not sent.`,
 			);
 			expect(elsewhere.seen).toHaveLength(0);
+		},
+		10 * MIN,
+	);
+
+	test(
+		"HTTP Request with the MediaGen credential over https, through HTTPS_PROXY: a redirect to a subdomain of the Base URL's host gets nothing",
+		async () => {
+			// names under localhost reach this machine only through the proxy, which tunnels every
+			// CONNECT to 127.0.0.1; n8n trusts this run's certificate (NODE_EXTRA_CA_CERTS)
+			const tls = testCertificate(['api.localhost', 'x.api.localhost']);
+			const caFile = path.join(suite.workDir, 'redirect-ca.pem');
+			writeFileSync(caFile, tls.cert);
+			let base = '';
+			const site = await origins(tls, (hit, res) => {
+				if (hit.origin === base) {
+					res.writeHead(302, { location: `${base.replace('//api.', '//x.api.')}${hit.path}` });
+					res.end('Found');
+				} else res.end('{}');
+			});
+			const tunnel = await connectProxy();
+			try {
+				base = `https://api.localhost:${site.port}`;
+				const credential = { id: 'mgRedirectCred01', name: 'MediaGen behind a redirect' };
+				await importCredentials(suite.ctx.home, [
+					{
+						...credential,
+						type: 'mediaGenApi',
+						data: { apiKey: REDIRECT_KEY, baseUrl: `${base}/v1` },
+					},
+				]);
+				const seen = [];
+				for (const [id, typeVersion] of [
+					['e2eKeyRedirect42', 4.2],
+					['e2eKeyRedirect45', 4.5],
+				] as const) {
+					site.hits.length = 0;
+					tunnel.asked.length = 0;
+					const result = await run(
+						workflow(id, `e2e: HTTP Request ${typeVersion} and a redirect`, [
+							httpRequest('Redirected', `${base}/v1/workspace`, credential, typeVersion),
+						]),
+						{
+							HTTPS_PROXY: tunnel.url,
+							https_proxy: tunnel.url,
+							NO_PROXY: '',
+							no_proxy: '',
+							NODE_EXTRA_CA_CERTS: caFile,
+						},
+					);
+					seen.push({
+						typeVersion,
+						hits: [...site.hits],
+						tunnels: [...tunnel.asked],
+						ok: result.ok,
+						summary: describeResult(result),
+					});
+				}
+				// each version: the Base URL got the key once, the subdomain nothing; the proxy saw
+				// one tunnel; the user sees the 302 (HTTP Request's error for a status outside 2xx)
+				expect(seen).toEqual(
+					[4.2, 4.5].map((typeVersion) => ({
+						typeVersion,
+						hits: [
+							{ origin: base, path: '/v1/workspace', authorization: `Bearer ${REDIRECT_KEY}` },
+						],
+						tunnels: [`api.localhost:${site.port}`],
+						ok: false,
+						summary: expect.stringContaining('302'),
+					})),
+				);
+			} finally {
+				await site.close();
+				await tunnel.close();
+			}
 		},
 		10 * MIN,
 	);

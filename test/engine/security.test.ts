@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-deprecated-workflow-functions -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The API key stays home: API requests follow no redirect (so the key never reaches another
  * origin), and a Base URL that would carry it in clear text is refused before anything is sent.
@@ -6,13 +6,12 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
 import { chain, mediaGen, runWorkflow } from './harness';
 import type { Recorder } from './recorder';
 import { recorder } from './recorder';
-import { fastJobs, nodeFactory, useSandbox } from './setup';
+import { fastJobs, useSandbox } from './setup';
+import { httpRequest } from './testHttpRequest';
 
 const { sb } = useSandbox();
 // short backoff: the retried transfers below fail on purpose
@@ -228,61 +227,6 @@ describe('signed URLs: https or loopback only, no redirect elsewhere, no key, an
 		expect(files.seen).toHaveLength(4);
 	});
 });
-
-/**
- * Test-only node: what n8n's HTTP Request node does with a predefined credential type (here the
- * MediaGen API credential): n8n-core's `requestWithAuthentication` with the node's legacy options
- * (`uri`, redirects followed, and, as HTTP Request before 4.4, the credential sent on a
- * cross-origin redirect), or `httpRequestWithAuthentication` with `url`.
- */
-class TestHttpRequest implements INodeType {
-	description = {
-		displayName: 'Test HTTP Request',
-		name: 'testHttpRequest',
-		group: ['transform'],
-		version: 1,
-		description: 'A request with the MediaGen API credential',
-		defaults: { name: 'HTTP' },
-		inputs: ['main'],
-		outputs: ['main'],
-		credentials: [{ name: 'mediaGenApi', required: true }],
-		properties: [
-			{ displayName: 'URL', name: 'url', type: 'string', default: '' },
-			{ displayName: 'Helper', name: 'helper', type: 'string', default: 'legacy' },
-		],
-	} as unknown as INodeType['description'];
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const url = this.getNodeParameter('url', 0) as string;
-		const response = (
-			this.getNodeParameter('helper', 0) === 'legacy'
-				? await this.helpers.requestWithAuthentication.call(
-						this,
-						'mediaGenApi',
-						{
-							method: 'GET',
-							uri: url,
-							followRedirect: true,
-							followAllRedirects: true,
-							resolveWithFullResponse: true,
-							simple: false,
-							sendCredentialsOnCrossOriginRedirect: true,
-						},
-						undefined,
-						0,
-					)
-				: await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenApi', {
-						method: 'GET',
-						url,
-						returnFullResponse: true,
-						ignoreHttpStatusErrors: true,
-					})
-		) as { statusCode: number };
-		return [[{ json: { statusCode: response.statusCode } }]];
-	}
-}
-
-const httpRequest = nodeFactory(new TestHttpRequest());
 
 describe('the credential carries the key only to the Base URL (also in the HTTP Request node)', () => {
 	let elsewhere: Recorder;

@@ -71,16 +71,33 @@ describe('the key goes only to the Base URL origin', () => {
 		if (!url.startsWith('//'))
 			expect(() => keyedRequest(base, { uri: url } as never)).toThrow(refused);
 	});
-	test('a request to the Base URL origin: no credential on a redirect elsewhere', () => {
-		const keyed = keyedRequest(base, { url: 'https://api.mediagen.example/v1/assets' });
-		expect(keyed.sendCredentialsOnCrossOriginRedirect).toBe(false);
-		expect(keyed.proxy).toBeUndefined();
-		expect(keyed.disableFollowRedirect).toBeUndefined();
+	test('a request to the Base URL origin follows no redirect, whatever the caller asked', () => {
+		const proxy = { protocol: 'http', host: 'proxy.example', port: 3128 };
+		const asked = {
+			url: 'https://api.mediagen.example/v1/assets',
+			proxy,
+			maxRedirects: 21,
+			disableFollowRedirect: false,
+			followRedirect: true,
+			followAllRedirects: true,
+			sendCredentialsOnCrossOriginRedirect: true,
+		};
+		expect(keyedRequest(base, asked)).toEqual({
+			url: 'https://api.mediagen.example/v1/assets',
+			// over https a proxy only tunnels the encrypted connection: the caller's is kept
+			proxy,
+			maxRedirects: 0,
+			disableFollowRedirect: true,
+			followRedirect: false,
+			followAllRedirects: false,
+			sendCredentialsOnCrossOriginRedirect: false,
+		});
 	});
 	test('over plain http (loopback): straight to the host, no redirect', () => {
 		const local = 'http://localhost:4010/v1';
 		expect(keyedRequest(local, { url: '/workspace', baseURL: local })).toMatchObject({
 			proxy: { protocol: 'http', host: 'localhost', port: 4010 },
+			maxRedirects: 0,
 			disableFollowRedirect: true,
 			followRedirect: false,
 			followAllRedirects: false,

@@ -85,10 +85,26 @@ export function requestTarget(request: CredentialRequest): string | undefined {
 }
 
 /**
+ * Every redirect switch of n8n's two request shapes, off: `disableFollowRedirect` and
+ * `maxRedirects` (httpRequest: axios `maxRedirects: 0`), `followRedirect` and `followAllRedirects`
+ * (the legacy shape: `maxRedirects: 0` unless one of them is true). With `maxRedirects: 0` n8n
+ * follows no redirect on any path, its SSRF-checked manual redirects included.
+ */
+const NO_REDIRECTS = {
+	disableFollowRedirect: true,
+	maxRedirects: 0,
+	followRedirect: false,
+	followAllRedirects: false,
+	sendCredentialsOnCrossOriginRedirect: false,
+} as const;
+
+/**
  * The options of a request that carries the API key, or why it may not carry it (thrown): the
- * Base URL must pass `insecureUrlProblem`, the request must go to the Base URL's origin, and no
- * redirect may take the key elsewhere. Over plain http (loopback) the request goes straight to
- * the host (`directOverHttp`) and follows no redirect.
+ * Base URL must pass `insecureUrlProblem`, the request must go to the Base URL's origin, and it
+ * follows no redirect, whatever the caller asked: follow-redirects (which n8n's axios uses) keeps
+ * Authorization on a redirect to a subdomain of the host or from http to https, and n8n does not
+ * remove it there (docs/security.md). A 3xx is the answer. Over plain http (loopback) the request
+ * goes straight to the host (`directOverHttp`).
  */
 export function keyedRequest(baseUrl: string, request: CredentialRequest): CredentialRequest {
 	const problem = insecureUrlProblem(baseUrl, 'The Base URL');
@@ -104,13 +120,6 @@ export function keyedRequest(baseUrl: string, request: CredentialRequest): Crede
 		throw new Error(
 			`The MediaGen API credential sends its API key only to its Base URL (${base}); this request goes to ${origin}, so it was not sent. For another URL (a signed file URL carries its own signature) use no credential.`,
 		);
-	const keyed: CredentialRequest = { ...request, sendCredentialsOnCrossOriginRedirect: false };
-	if (!target.startsWith('http:')) return keyed;
-	return {
-		...keyed,
-		...directOverHttp(target),
-		disableFollowRedirect: true,
-		followRedirect: false,
-		followAllRedirects: false,
-	};
+	const keyed: CredentialRequest = { ...request, ...NO_REDIRECTS };
+	return target.startsWith('http:') ? { ...keyed, ...directOverHttp(target) } : keyed;
 }
