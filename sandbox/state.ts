@@ -278,7 +278,9 @@ export class Workspace {
 let seqCounter = 0;
 export const nextSeq = (): number => ++seqCounter;
 export const newId = (): string => randomUUID();
-export const now = (): string => new Date().toISOString();
+/** MediaGen's clock: the real one moved by `offsetMs` (control.setClock; reset puts it back). */
+export const clock = { offsetMs: 0 };
+export const now = (): string => new Date(Date.now() + clock.offsetMs).toISOString();
 
 /** Base fields of a new record. */
 export const recBase = (): Rec => {
