@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
-import { clock } from './state';
+import { clock } from './clock';
 
 export class ApiError extends Error {
 	constructor(

@@ -4,6 +4,7 @@
  * workspace. Records carry a global sequence number used for "newest first" ordering and cursors.
  */
 import { randomUUID } from 'node:crypto';
+import { clock } from './clock';
 import { notFound } from './http';
 
 export type Scope =
@@ -278,8 +279,6 @@ export class Workspace {
 let seqCounter = 0;
 export const nextSeq = (): number => ++seqCounter;
 export const newId = (): string => randomUUID();
-/** MediaGen's clock: the real one moved by `offsetMs` (control.setClock; reset puts it back). */
-export const clock = { offsetMs: 0 };
 export const now = (): string => new Date(Date.now() + clock.offsetMs).toISOString();
 
 /** Base fields of a new record. */
