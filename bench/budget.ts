@@ -7,7 +7,7 @@
  * items, failed executions, requests per item and per delivered job. `regular`: `n8n start`
  * (sqlite); `queue`: PostgreSQL, Redis, main, two workers and a webhook process.
  *
- *   node_modules/.bin/tsx bench/budget.ts [regular|queue|both=both] [scale=0.2] [same|distinct=same]
+ *   node_modules/.bin/tsx bench/budget.ts [regular|queue|both=both] [scale=0.2] [same|distinct=same] [budget jobs=100]
  *
  * `distinct`: each row has its own prompt (one estimate per item instead of one per execution).
  */
@@ -39,7 +39,8 @@ const SCALE = Number(process.argv[3] ?? 0.2);
 const PROMPTS = process.argv[4] ?? 'same';
 const EXECUTIONS = 8;
 const ITEMS = 25;
-const BUDGET_JOBS = 100;
+/** The budget, in jobs (argv[5]; 25: the budget of 100 credits of issue #38, finding 7). */
+const BUDGET_JOBS = Number(process.argv[5] ?? 100);
 const JOB_MS = 30_000;
 const HOOK = 'bench-budget';
 const CREDENTIAL = { id: 'benchBudgetCred1', name: 'MediaGen, budget of 100 jobs' };

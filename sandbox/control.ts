@@ -7,6 +7,7 @@ import type { FaultInput, Fault } from './faults';
 import type { Notification, SentDelivery } from './hooks';
 import { createAsset } from './library';
 import type { RequestEvent, RequestLogEntry } from './requestLog';
+import { clock } from './clock';
 import { KEYS, type SandboxConfig } from './state';
 import type { HoldState } from './timers';
 import { parse, z } from './validation';
@@ -48,8 +49,13 @@ export type AssetJson = ReturnType<typeof assetView>;
 export type CreditsJson = ReturnType<typeof creditsView>;
 
 export interface SandboxControl {
-	/** Back to the start-up state: data, credits, config, faults, logs, pending timers. */
+	/** Back to the start-up state: data, credits, config, faults, logs, pending timers, clock. */
 	reset(): void;
+	/**
+	 * Sets MediaGen's clock (what `created_at` and the Date header say) to this instant (ms) from
+	 * now on, running on from there; null: the real clock again. Jobs keep their real timing.
+	 */
+	setClock(at: number | null): void;
 	config(): SandboxConfig;
 	setConfig(patch: Partial<SandboxConfig>): SandboxConfig;
 	/** Sets a workspace's spendable balance (books an adjustment in the ledger). */
@@ -93,7 +99,13 @@ export interface SandboxControl {
 
 export function makeControl(app: App): SandboxControl {
 	return {
-		reset: () => app.reset(),
+		reset: () => {
+			clock.offsetMs = 0;
+			app.reset();
+		},
+		setClock: (at) => {
+			clock.offsetMs = at === null ? 0 : at - Date.now();
+		},
 		config: () => ({ ...app.config }),
 		setConfig: (patch) => {
 			Object.assign(app.config, parse(configPatch, patch));

@@ -6,6 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
+import { clock } from './clock';
+
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,
@@ -112,6 +114,7 @@ export function writeReply(res: ServerResponse, reply: Reply, method: string): v
 		headers['content-type'] ??= 'text/plain; charset=utf-8';
 	}
 	if (payload !== undefined) headers['content-length'] = Buffer.byteLength(payload);
+	if (clock.offsetMs) headers.date = new Date(Date.now() + clock.offsetMs).toUTCString();
 	res.writeHead(reply.status, headers);
 	if (reply.stream) {
 		if (method === 'HEAD') {

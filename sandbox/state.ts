@@ -4,6 +4,7 @@
  * workspace. Records carry a global sequence number used for "newest first" ordering and cursors.
  */
 import { randomUUID } from 'node:crypto';
+import { clock } from './clock';
 import { notFound } from './http';
 
 export type Scope =
@@ -278,7 +279,7 @@ export class Workspace {
 let seqCounter = 0;
 export const nextSeq = (): number => ++seqCounter;
 export const newId = (): string => randomUUID();
-export const now = (): string => new Date().toISOString();
+export const now = (): string => new Date(Date.now() + clock.offsetMs).toISOString();
 
 /** Base fields of a new record. */
 export const recBase = (): Rec => {

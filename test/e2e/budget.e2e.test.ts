@@ -169,7 +169,7 @@ describeE2E('the credit budget in a real n8n', () => {
 				/^Credit budget: item 4 \(Create\) was refused; it needs an estimated 4 credits, 0 credits left of the budget of 12 credits per day: spent 0, reserved 0 this day, this run's earlier items 12$/,
 			);
 			expect(String(out[3].description)).toMatch(
-				/It starts again at \d{4}-\d\d-\d\d 00:00 Europe\/Berlin/,
+				/run it again after \d{4}-\d\d-\d\d 00:00 Europe\/Berlin, when the budget starts again/,
 			);
 			expect(creates()).toHaveLength(3);
 			expect(before - balance()).toBe(3 * COST);
@@ -195,7 +195,7 @@ describeE2E('the credit budget in a real n8n', () => {
 			const r = await executeWorkflow(ctx.home, USED_UP.id, { timeoutMs: 5 * MIN });
 			expect(r.status).not.toBe('success');
 			expect(r.error?.message).toMatch(
-				/^Credit budget: item 1 \(Create\) was refused; it needs an estimated 4 credits, 0 credits left of the budget of 12 credits per day: spent 12, reserved 0 this day/,
+				/^Credit budget: item 1 \(Create\) was refused; nothing is left for it, 0 credits left of the budget of 12 credits per day: spent 12, reserved 0 this day/,
 			);
 			expect(r.error?.description).toMatch(
 				/^Item 1 of 2\. Nothing was started or charged for any item/,

@@ -122,7 +122,9 @@ describe('one run against the budget', () => {
 		expect(String(out[2].description)).toMatch(
 			/^Item 3 of 4\. Nothing was started or charged for this item\./,
 		);
-		expect(String(out[2].description)).toMatch(/It starts again at \d{4}-\d\d-\d\d 00:00 UTC/);
+		expect(String(out[2].description)).toMatch(
+			/run it again after \d{4}-\d\d-\d\d 00:00 UTC, when the budget starts again/,
+		);
 		expect(creates()).toHaveLength(3);
 		expect(before - balance()).toBe(2 * COST);
 		expect(r.taskData('Generate')?.hints).toEqual([
@@ -146,7 +148,7 @@ describe('one run against the budget', () => {
 		const out = r.json('Generate');
 		expect(out.filter((o) => o.status === 'completed')).toHaveLength(2);
 		expect(String(out[2].error)).toMatch(
-			/the balance kept above 12: balance 21, this run's earlier items 8/,
+			/1 credit left above the balance floor of 12: balance 21, this run's earlier items 8/,
 		);
 		expect(balance()).toBe(3 * COST + 1);
 	});
@@ -476,5 +478,127 @@ describe('overshoot where nothing can be cancelled, measured', () => {
 			`[budget] ${executions}×6 generations of 1 ms, budget 10 jobs: over by ${over} credits (${over / COST} jobs ended before their run looked again)`,
 		);
 		expect(over).toBeLessThanOrEqual(executions * BUDGET.firstChunk * COST);
+	});
+});
+
+describe('issue #38: one run at the budget', () => {
+	test('finding 1: 6 × Highlights (5 credits each, no estimate) with room for 8: the ledger is read again after each call, over by at most one call', async () => {
+		const video = sb.control.createLargeAsset({
+			size: 512,
+			mimeType: 'video/mp4',
+			filename: 'v.mp4',
+		});
+		const edit = (await api()('POST', '/edits', { sourceAssetId: video.id })).body as IDataObject;
+		const before = balance();
+		const r = await run(
+			rows(6),
+			editor(
+				'Highlights',
+				{
+					resource: 'edit',
+					operation: 'highlights',
+					editId: rl(edit.id),
+					additionalFields: { count: 5 },
+				},
+				{ typeVersion: 2, continueOnFail: true },
+			),
+			budget({ budgetCredits: 8 }),
+		);
+		const charged = before - balance();
+		const out = r.json('Highlights');
+		const refused = out.filter((o) =>
+			/^Credit budget: item \d \(Highlights\)/.test(String(o.error)),
+		);
+		// the first call (8 left), the second (3 left, its cost unknown), then nothing left
+		expect(charged).toBe(10);
+		expect(charged - 8).toBeLessThanOrEqual(5);
+		expect(refused).toHaveLength(4);
+		expect(sb.control.requests({ method: 'POST', path: '/highlights$' })).toHaveLength(2);
+	});
+
+	test('finding 7: nothing left for any item: refused before estimating, one ledger read, no estimate', async () => {
+		await run(rows(2), node(), budget({ budgetCredits: 2 * COST }));
+		sb.control.clearRequests();
+		const r = await run(
+			rows(25),
+			node({ continueOnFail: true }),
+			budget({ budgetCredits: 2 * COST }),
+		);
+		const out = r.json('Generate');
+		expect(
+			out.every((o) =>
+				/^Credit budget: item \d+ \(Create\) was refused; nothing is left for it, 0 credits left of the budget of 8 credits per day: spent 8, reserved 0 this day/.test(
+					String(o.error),
+				),
+			),
+		).toBe(true);
+		expect(sb.control.requests({ method: 'POST', path: '/estimate$' })).toHaveLength(0);
+		expect(ledgerReads()).toHaveLength(1);
+		expect(creates()).toHaveLength(0);
+	});
+
+	test('finding 8: a period without an amount is refused before any request, saying what to do', async () => {
+		const r = await run(rows(2), node(), budget({ budgetCredits: 0 }));
+		expect(r.error?.message).toBe(
+			'The credit budget per day has no amount: Credits per Period is 0',
+		);
+		expect(r.error?.description).toMatch(
+			/Enter the most credits your workspace may spend per day \(for example 500\), or set Credit Budget to Off/,
+		);
+		expect(ledgerReads()).toHaveLength(0);
+		expect(sb.control.requests({ method: 'POST', path: '/estimate$' })).toHaveLength(0);
+		expect(creates()).toHaveLength(0);
+	});
+
+	test('finding 8: a refusal says what to do (raise the budget, or the time it starts again), not "fix the value"', async () => {
+		const r = await run(rows(3), node(), budget({ budgetCredits: 2 * COST }));
+		expect(r.error?.description).not.toMatch(/fix the value/);
+		expect(r.error?.description).toMatch(
+			/To run it: raise Credits per Period in the MediaGen API credential, or run it again after \d{4}-\d\d-\d\d 00:00 UTC, when the budget starts again\./,
+		);
+	});
+
+	test('finding 9: the day turns while the run sends: work booked after midnight counts for the new day, yesterday’s spend does not refuse it', async () => {
+		// MediaGen's clock moves on (never back: entries are booked in time order): the midnight two
+		// days from now
+		const now = new Date();
+		const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 2);
+		const date = (at: number) => new Date(at).toISOString().slice(0, 10);
+		sb.control.setClock(day - 60_000); // 23:59 UTC the day before
+		let other: Promise<unknown> | undefined;
+		const stop = sb.control.watchRequests((e) => {
+			if (e.type !== 'answered' || other) return;
+			const { method, path, status } = e.entry;
+			if (method !== 'POST' || !/\/generations$/.test(path) || status !== 201) return;
+			// the run's first job is booked the day before; then it is 00:01 and other work
+			// (the MediaGen app, another key) reserves before the run's second item
+			sb.control.setClock(day + 60_000);
+			other = api()('POST', '/generations', {
+				modelId: 'flux-pro',
+				params: { sandbox: { durationMs: 100 } },
+			});
+		});
+		try {
+			const before = balance();
+			const r = await run(
+				rows(2),
+				node({ continueOnFail: true }),
+				budget({ budgetCredits: 2 * COST }),
+			);
+			await other;
+			await settledJobs();
+			const out = r.json('Generate');
+			// the day before: the run's first job (4 of 8); the day: the other work and the second job (8 of 8)
+			expect(out.map((o) => o.error ?? o.status)).toEqual(['completed', 'completed']);
+			expect(before - balance()).toBe(3 * COST);
+			expect(r.taskData('Generate')?.hints?.[0]?.message).toMatch(
+				new RegExp(
+					`credit budget: 8 of 8 used this day .*starts again ${date(day + 86_400_000)} 00:00 UTC`,
+				),
+			);
+		} finally {
+			stop();
+			sb.control.setClock(null);
+		}
 	});
 });

@@ -347,7 +347,12 @@ test('a call over the credit budget is answered with a readable refusal, not a f
 			/^Credit budget: item 1 \(Create\) was refused; it needs an estimated 4 credits, 2 credits left of the budget of 6 credits per day: spent 4, reserved 0 this day/,
 		),
 		budget: { budget: 6, spent: 4, reserved: 0, estimate: 4, left: 2 },
-		next: expect.stringMatching(/Do not call it again for this; tell the user/),
+		// 2 credits are left: not "used up" (issue #38, finding 5)
+		next: 'This call was not started: it needs an estimated 4 credits and 2 credits are left of the credit budget until '
+			.concat(String((answer(second).budget as IDataObject).resetsAt))
+			.concat(
+				'. A call that costs at most 2 credits can still be made (check its cost first); otherwise tell the user.',
+			),
 	});
 	expect(sb.control.requests({ method: 'POST', path: '/generations$' })).toHaveLength(1);
 	expect(before - balance()).toBe(4);

@@ -3,8 +3,12 @@
  * periods (settings.ts): which reservations are within and which over, and the property every
  * run relies on: a reservation within for one reader stays within for every later reader.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
 import type { LedgerEntry } from '../../nodes/shared/budget/ledger';
 import { walkLedger } from '../../nodes/shared/budget/ledger';
+import { refusal, toolRefusal } from '../../nodes/shared/budget/messages';
+import type { BudgetSettings } from '../../nodes/shared/budget/settings';
 import { budgetSettings, periodWindow } from '../../nodes/shared/budget/settings';
 
 /** A ledger being booked: reservations, returns, settlements, immediate charges, grants. */
@@ -203,5 +207,185 @@ describe('periods and settings', () => {
 		const w = periodWindow(period, zone, Date.parse(now));
 		expect(new Date(w.start).toISOString()).toBe(start);
 		expect(new Date(w.end).toISOString()).toBe(end);
+	});
+});
+
+describe('periods in every time zone, every day of 2026 and 2027 (issue #38, finding 4)', () => {
+	// an independent reading of the local date and time: sv-SE writes "2026-03-29 01:00"
+	const reader = new Map<string, Intl.DateTimeFormat>();
+	const local = (instant: number, zone: string) => {
+		let f = reader.get(zone);
+		if (!f) {
+			f = new Intl.DateTimeFormat('sv-SE', {
+				timeZone: zone,
+				hourCycle: 'h23',
+				year: 'numeric',
+				month: '2-digit',
+				day: '2-digit',
+				hour: '2-digit',
+				minute: '2-digit',
+			});
+			reader.set(zone, f);
+		}
+		const [date, time] = f.format(instant).split(' ');
+		return { date, time };
+	};
+	const nextDate = (date: string) =>
+		new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+	const zones = ['UTC', ...Intl.supportedValuesOf('timeZone')];
+
+	test('days: each starts at the first instant of its local date and ends where the next starts; label and "starts again" right', () => {
+		const wrong: string[] = [];
+		let days = 0;
+		for (const zone of zones) {
+			// from the day holding noon UTC of Dec 31st (Dec 31st or Jan 1st there)
+			let w = periodWindow('day', zone, Date.parse('2025-12-31T12:00:00Z'));
+			let at = local(w.start, zone);
+			let date = at.date;
+			while (date < '2028-01-01') {
+				if (date >= '2026-01-01') days++;
+				// the next day is the day that holds this one's end: checked the same way next round
+				const next = periodWindow('day', zone, w.end);
+				const then = local(w.end, zone);
+				const problems = [
+					at.date !== date && `starts on ${at.date}`,
+					// every instant before the start is on an earlier date (its last one: the day before's)
+					local(w.start - 1, zone).date >= date && 'an earlier instant is on the date',
+					w.label !== `day of ${date} (${zone})` && `label "${w.label}"`,
+					w.endsAt !== `${then.date} ${then.time} ${zone}` && `starts again "${w.endsAt}"`,
+					next.start !== w.end && 'the next day starts elsewhere',
+					then.date !== nextDate(date) && `followed by ${then.date}`,
+				].filter(Boolean);
+				if (problems.length) wrong.push(`${zone} ${date}: ${problems.join(', ')}`);
+				date = nextDate(date);
+				w = next;
+				at = then;
+			}
+		}
+		expect(wrong.slice(0, 20)).toEqual([]);
+		expect(days).toBe(zones.length * 730);
+	});
+
+	test('weeks and months: from the first instant of Monday or the 1st, each ending where the next starts', () => {
+		const wrong: string[] = [];
+		for (const zone of zones) {
+			for (const period of ['week', 'month'] as const) {
+				let w = periodWindow(period, zone, Date.parse('2026-01-05T12:00:00Z'));
+				while (w.start < Date.parse('2028-01-01T00:00:00Z')) {
+					const first = local(w.start, zone).date;
+					const ok =
+						local(w.start - 1, zone).date < first &&
+						(period === 'week'
+							? new Date(`${first}T00:00:00Z`).getUTCDay() === 1
+							: first.endsWith('-01')) &&
+						w.label.startsWith(`${period} of ${first} to ${local(w.end - 1, zone).date} (`);
+					if (!ok) wrong.push(`${zone} ${period} of ${first}: ${w.label}`);
+					const next = periodWindow(period, zone, w.end);
+					if (next.start !== w.end) wrong.push(`${zone} ${period} of ${first}: not contiguous`);
+					w = next;
+				}
+			}
+		}
+		expect(wrong.slice(0, 20)).toEqual([]);
+	});
+
+	test.each([
+		// the clock jumps from 00:00 to 01:00: the day starts at 01:00 local
+		['America/Santiago', '2026-09-06T12:00:00Z', '2026-09-06T04:00:00.000Z', '2026-09-07 00:00'],
+		['Atlantic/Azores', '2026-03-29T12:00:00Z', '2026-03-29T01:00:00.000Z', '2026-03-30 00:00'],
+		['America/Havana', '2026-03-08T12:00:00Z', '2026-03-08T05:00:00.000Z', '2026-03-09 00:00'],
+		// the day before ends when the jump starts the next one
+		['America/Santiago', '2026-09-05T12:00:00Z', '2026-09-05T04:00:00.000Z', '2026-09-06 01:00'],
+	] as const)('%s, the day of %s starts at %s; starts again at %s', (zone, now, start, endsAt) => {
+		const w = periodWindow('day', zone, Date.parse(now));
+		expect(new Date(w.start).toISOString()).toBe(start);
+		expect(w.label).toBe(`day of ${now.slice(0, 10)} (${zone})`);
+		expect(w.endsAt).toBe(`${endsAt} ${zone}`);
+	});
+});
+
+describe('ledger entries of a type the spec does not list (finding 6)', () => {
+	test('an unknown type that takes credits counts as spent; one that adds credits does not', () => {
+		const b = new Book();
+		b.grant(100);
+		b.reserve('a', 4);
+		b.entries.push({ id: 3, type: 'fee', amount: -7, gen: null, at: 2_000, balanceAfter: 89 });
+		b.entries.push({ id: 4, type: 'refund', amount: 2, gen: null, at: 2_001, balanceAfter: 91 });
+		const w = walkLedger(b.entries, 0, { budget: 12 });
+		expect(w).toMatchObject({ spent: 7, reserved: 4, balance: 91, room: 1 });
+		// a grant or an adjustment is not spending
+		const g = new Book();
+		g.grant(100);
+		g.entries.push({
+			id: 2,
+			type: 'adjustment',
+			amount: -30,
+			gen: null,
+			at: 2_000,
+			balanceAfter: 70,
+		});
+		expect(walkLedger(g.entries, 0, { budget: 12 })).toMatchObject({ spent: 0, room: 12 });
+	});
+});
+
+describe('what a refusal and a tool answer say (finding 5)', () => {
+	const ctx = {
+		getNode: () => ({
+			id: '1',
+			name: 'Generate',
+			type: 'n8n-nodes-mediagen.mediaGenTool',
+			typeVersion: 2,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		}),
+	} as unknown as IExecuteFunctions;
+	const window = periodWindow('day', 'UTC', Date.parse('2026-05-01T12:00:00Z'));
+	const view = (settings: BudgetSettings, room: number) => ({
+		settings,
+		window,
+		walk: { spent: 100 - room, reserved: 0, balance: 500, blocked: false, room },
+	});
+	const answer = (settings: BudgetSettings, room: number, estimate: number) =>
+		toolRefusal(
+			refusal(ctx, view(settings, room), {
+				itemIndex: 0,
+				operation: 'Create',
+				estimate,
+				earlier: 0,
+			}),
+		);
+
+	test('40 of 100 left, a 50-credit call: what it needs and what is left, not "used up"', () => {
+		const a = answer({ period: 'day', credits: 100, timeZone: 'UTC', floor: 0 }, 40, 50);
+		expect(a.next).toBe(
+			'This call was not started: it needs an estimated 50 credits and 40 credits are left of the credit budget until 2026-05-02 00:00 UTC. A call that costs at most 40 credits can still be made (check its cost first); otherwise tell the user.',
+		);
+		expect(a.message).toMatch(
+			/it needs an estimated 50 credits, 40 credits left of the budget of 100 credits per day/,
+		);
+	});
+
+	test('nothing left: used up, do not call again', () => {
+		const a = answer({ period: 'day', credits: 100, timeZone: 'UTC', floor: 0 }, 0, 4);
+		expect(a.next).toBe(
+			'Nothing more can be started with this tool now: nothing is left of the credit budget until 2026-05-02 00:00 UTC. Do not call it again for this; tell the user.',
+		);
+	});
+
+	test('a floor only: worded as a floor, with what to do', () => {
+		const e = refusal(ctx, view({ timeZone: 'UTC', floor: 50 }, 3), {
+			itemIndex: 0,
+			operation: 'Create',
+			estimate: 4,
+			earlier: 0,
+		});
+		expect(e.message).toBe(
+			'Credit budget: item 1 (Create) was refused; it needs an estimated 4 credits, 3 credits left above the balance floor of 50: balance 500',
+		);
+		expect(e.message).not.toMatch(/budget of the balance/);
+		expect(e.description).toMatch(/add credits to the workspace, or lower Keep Balance Above/);
+		expect(toolRefusal(e).next).toMatch(
+			/^This call was not started: it needs an estimated 4 credits and 3 credits are left above the balance floor\. /,
+		);
 	});
 });

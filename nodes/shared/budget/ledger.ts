@@ -220,6 +220,14 @@ export interface Walk extends Standing {
 	byGen: Map<string, Claim>;
 }
 
+/**
+ * The ledger's types the budget knows (docs/api-assumptions.md). A `grant` or an `adjustment`
+ * changes the balance and is not spending; an entry of any other type that takes credits is
+ * counted as spent, like an immediate charge.
+ */
+const KNOWN = new Set(['grant', 'adjustment', 'reserve', 'release', 'charge']);
+const takesCredits = (e: LedgerEntry) => e.amount < 0;
+
 /** Claims from the entries, each in its final state as of the read. */
 function claimsOf(entries: LedgerEntry[]): {
 	claims: Claim[];
@@ -241,7 +249,9 @@ function claimsOf(entries: LedgerEntry[]): {
 			// the charge follows the settling return of the same reservation
 			claim.state = 'settled';
 			claim.cost = -e.amount;
-		} else if (e.type === 'charge' && !e.gen) {
+		} else if ((e.type === 'charge' && !e.gen) || (takesCredits(e) && !KNOWN.has(e.type))) {
+			// an immediate charge; and, on the side of the budget, any entry of a type the spec does
+			// not list that takes credits (docs/api-assumptions.md)
 			claims.push({ entry: e.id, gen: null, cost: -e.amount, state: 'immediate', over: false });
 		} else other.set(e.id, e.amount);
 	}

@@ -25,17 +25,27 @@ export interface Shortfall {
 	earlier: number;
 	/** A job of the item that was started and then cancelled (races). */
 	cancelled?: string;
+	/** Not estimated: nothing was left for any item. */
+	unpriced?: boolean;
 }
 
 const credits = (n: number) => `${n} credit${n === 1 ? '' : 's'}`;
 
-/** "100 credits per day" and/or "balance kept above 50". */
-function limitText({ settings }: BudgetView): string {
-	const parts: string[] = [];
-	if (settings.period) parts.push(`${credits(settings.credits ?? 0)} per ${settings.period}`);
-	if (settings.floor > 0) parts.push(`the balance kept above ${settings.floor}`);
-	return parts.join(' and ');
+/**
+ * What is left, worded after the limits set: "3 credits left of the budget of 100 credits per
+ * day", "3 credits left above the balance floor of 50" (Keep Balance Above alone), or the budget
+ * "with the balance kept above 50" when both are set.
+ */
+function leftText({ settings }: BudgetView, left: number): string {
+	const floor = settings.floor > 0 ? settings.floor : undefined;
+	if (!settings.period) return `${credits(left)} left above the balance floor of ${floor ?? 0}`;
+	const budget = `${credits(left)} left of the budget of ${credits(settings.credits ?? 0)} per ${settings.period}`;
+	return floor === undefined ? budget : `${budget} with the balance kept above ${floor}`;
 }
+
+/** What the run's last read leaves for a new call. */
+const leftOf = (view: BudgetView, short: Shortfall) =>
+	view.walk.blocked ? 0 : Math.max(0, view.walk.room - short.earlier);
 
 /** The figures of a refusal (also a tool's answer). */
 export function figuresOf(view: BudgetView, short: Shortfall): IDataObject {
@@ -56,19 +66,40 @@ export function figuresOf(view: BudgetView, short: Shortfall): IDataObject {
 
 function why(view: BudgetView, short: Shortfall): string {
 	const { walk, settings } = view;
-	const left = Math.max(0, walk.room - short.earlier);
+	const left = leftOf(view, short);
 	const need = short.cancelled
 		? `its job reserved ${credits(short.estimate ?? 0)}`
-		: short.estimate === undefined
-			? 'its cost is not known before it starts'
-			: `it needs an estimated ${credits(short.estimate)}`;
+		: short.unpriced
+			? 'nothing is left for it'
+			: short.estimate === undefined
+				? 'its cost is not known before it starts'
+				: `it needs an estimated ${credits(short.estimate)}`;
 	const figures = [
 		settings.period ? `spent ${walk.spent}, reserved ${walk.reserved} this ${settings.period}` : '',
 		settings.floor > 0 ? `balance ${walk.balance}` : '',
 		short.earlier ? `this run's earlier items ${short.earlier}` : '',
 	].filter(Boolean);
 	const over = walk.blocked ? ' (a reservation before it is already over the budget)' : '';
-	return `${need}, ${credits(left)} left of the budget of ${limitText(view)}: ${figures.join(', ')}${over}`;
+	return `${need}, ${leftText(view, left)}: ${figures.join(', ')}${over}`;
+}
+
+/** What the user can do: raise the limit, or wait (named), or add credits (the floor). */
+function whatToDo(view: BudgetView, short: Shortfall): string {
+	const { settings, window } = view;
+	const left = leftOf(view, short);
+	const period = settings.period
+		? `raise Credits per Period in the MediaGen API credential, or run it again after ${window.endsAt}, when the budget starts again`
+		: '';
+	const floor =
+		settings.floor > 0 &&
+		(!settings.period || view.walk.balance - settings.floor - short.earlier < (short.estimate ?? 1))
+			? 'add credits to the workspace, or lower Keep Balance Above in the MediaGen API credential'
+			: '';
+	const smaller =
+		left > 0 && short.estimate !== undefined
+			? ` Work that costs at most ${credits(left)} can still start now.`
+			: '';
+	return `To run it: ${[period, floor].filter(Boolean).join('; or ') || 'raise the limit in the MediaGen API credential'}.${smaller}`;
 }
 
 /** The error of an item the budget refused (before sending it, or after, its job cancelled). */
@@ -87,8 +118,7 @@ export function refusal(
 			? `Its job ${short.cancelled} was cancelled at MediaGen: its reservation was returned, nothing is charged for it. Reservations count in the order MediaGen booked them; other executions may have reserved first.`
 			: '',
 		`The budget is set in the MediaGen API credential (Credit Budget, Keep Balance Above) and counts everything the workspace spent and reserved${settings.period ? ` in the ${window.label}` : ''}, also outside n8n.`,
-		settings.period ? `It starts again at ${window.endsAt}.` : '',
-		'Raise the budget there, or run this again later.',
+		whatToDo(view, short),
 	]
 		.filter(Boolean)
 		.join(' ');
@@ -103,13 +133,23 @@ export function refusal(
 /** A refusal as a tool answers it to an AI agent or MCP client: readable, not a failure. */
 export function toolRefusal(error: NodeOperationError): IDataObject {
 	const figures = (error as NodeOperationError & { budget?: IDataObject }).budget ?? {};
+	const left = Number(figures.left ?? 0);
+	const until = figures.resetsAt ? ` until ${String(figures.resetsAt)}` : '';
+	const need =
+		figures.estimate === null || figures.estimate === undefined
+			? 'its cost is not known before it starts'
+			: `it needs an estimated ${credits(Number(figures.estimate))}`;
+	const limit = figures.budget === null ? 'above the balance floor' : 'of the credit budget';
 	return {
 		refused: true,
 		reason: 'creditBudget',
 		message: error.message,
 		details: error.description ?? null,
 		budget: figures,
-		next: `Nothing more can be started with this tool now: the workspace's credit budget is used up${figures.resetsAt ? ` until ${String(figures.resetsAt)}` : ''}. Do not call it again for this; tell the user.`,
+		next:
+			left > 0
+				? `This call was not started: ${need} and ${credits(left)} ${left === 1 ? 'is' : 'are'} left ${limit}${until}. A call that costs at most ${credits(left)} can still be made (check its cost first); otherwise tell the user.`
+				: `Nothing more can be started with this tool now: nothing is left ${limit}${until}. Do not call it again for this; tell the user.`,
 	};
 }
 

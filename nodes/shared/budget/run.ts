@@ -88,6 +88,8 @@ export class RunBudget {
 	/** Since the last read: items sent and what they were estimated to take. */
 	private sentSinceRead = 0;
 	private costSinceRead = 0;
+	/** An item without an estimate was sent since the last read: read again before the next. */
+	private unpricedSinceRead = false;
 	private chunk = BUDGET.firstChunk;
 	/** What this run's canvas runs will still reserve (steps not started yet). */
 	private remainder = 0;
@@ -130,19 +132,27 @@ export class RunBudget {
 		return { itemIndex, operation: endpoint.name, estimate, earlier, cancelled: cancelled?.id };
 	}
 
+	/** Nothing is left for any item, whatever it costs. */
+	private get empty(): boolean {
+		return this.walk.blocked || this.walk.room - this.remainder <= 0;
+	}
+
 	private fits(item: Item, earlier: number): boolean {
 		const left = this.walk.room - this.remainder - earlier;
 		if (this.walk.blocked) return false;
 		return item.cost === undefined ? left > 0 : item.cost <= left;
 	}
 
-	/** The ledger read again (the period fixed at the run's first read) and walked. */
+	/**
+	 * The ledger read again and walked, in the period that holds MediaGen's clock at this read: a
+	 * period that turns while the run sends or waits is followed (what was booked before it turned
+	 * counts for the period before).
+	 */
 	private async read(): Promise<void> {
 		const { settings } = this;
 		const read = await readLedger(
 			this.run.ctx,
-			(now) =>
-				(this.window ??= periodWindow(settings.period ?? 'day', settings.timeZone, now)).start,
+			(now) => (this.window = periodWindow(settings.period ?? 'day', settings.timeZone, now)).start,
 		);
 		this.newest = read.newest;
 		this.walk = walkLedger(read.entries, read.anchor, this.limits);
@@ -174,27 +184,36 @@ export class RunBudget {
 	async guard(): Promise<Map<number, unknown>> {
 		const refused = new Map<number, unknown>();
 		if (!this.items.length) return refused;
-		const { timeZone } = this.settings;
-		if (this.settings.period && !isTimeZone(timeZone)) {
-			const error = new NodeOperationError(
-				this.run.ctx.getNode(),
-				`The time zone of the credit budget is not known: '${timeZone}'`,
-				{
-					description:
-						'Set Time Zone in the MediaGen API credential to UTC or an IANA name such as Europe/Berlin.',
-				},
-			);
+		const refuseAll = (error: unknown) => {
 			for (const item of this.items) refused.set(item.plan.itemIndex, error);
 			return refused;
-		}
-		for (const [itemIndex, error] of await estimateAll(this.run.ctx, this.items))
-			refused.set(itemIndex, error);
+		};
+		const setting = this.settingError();
+		if (setting) return refuseAll(setting);
 		try {
 			await this.read();
 		} catch (error) {
-			const told = this.unchecked(error);
-			for (const item of this.items) refused.set(item.plan.itemIndex, told);
-			return refused;
+			return refuseAll(this.unchecked(error));
+		}
+		if (this.empty) {
+			// nothing is left for any item: refused without estimating (no request more)
+			for (const item of this.items) {
+				item.refused = refusal(this.run.ctx, this.view, { ...this.short(item, 0), unpriced: true });
+				item.reported = true;
+				refused.set(item.plan.itemIndex, item.refused);
+			}
+			return this.answerTools(refused);
+		}
+		const unpriced = this.items.filter((item) => item.cost === undefined).length;
+		for (const [itemIndex, error] of await estimateAll(this.run.ctx, this.items))
+			refused.set(itemIndex, error);
+		if (this.items.filter((item) => item.cost === undefined).length < unpriced) {
+			// the estimates took their time: what the other runs booked meanwhile
+			try {
+				await this.read();
+			} catch (error) {
+				return refuseAll(this.unchecked(error));
+			}
 		}
 		this.before = this.newest;
 		let earlier = 0;
@@ -214,6 +233,33 @@ export class RunBudget {
 		return this.answerTools(refused);
 	}
 
+	/**
+	 * The credential's budget fields that cannot work, told before any request: a time zone the
+	 * runtime does not know, a period without credits (it would block everything).
+	 */
+	private settingError(): NodeOperationError | undefined {
+		const { timeZone, period, credits } = this.settings;
+		const node = this.run.ctx.getNode();
+		if (period && !isTimeZone(timeZone))
+			return new NodeOperationError(
+				node,
+				`The time zone of the credit budget is not known: '${timeZone}'`,
+				{
+					description:
+						'Choose a Time Zone in the MediaGen API credential (UTC or one of the list, such as Europe/Berlin). Nothing was started or charged.',
+				},
+			);
+		if (period && !((credits ?? 0) > 0))
+			return new NodeOperationError(
+				node,
+				`The credit budget per ${period} has no amount: Credits per Period is ${credits ?? 0}`,
+				{
+					description: `Credit Budget is set to Per ${period[0].toUpperCase()}${period.slice(1)} in the MediaGen API credential, but Credits per Period is ${credits ?? 0}, which would stop every generation. Enter the most credits your workspace may spend per ${period} (for example 500), or set Credit Budget to Off. Nothing was started or charged.`,
+				},
+			);
+		return undefined;
+	}
+
 	private averageCost(): number {
 		const known = this.items.filter((i) => i.cost !== undefined && i.cost > 0);
 		return known.length ? known.reduce((n, i) => n + (i.cost ?? 0), 0) / known.length : 1;
@@ -223,7 +269,7 @@ export class RunBudget {
 	async allows(plan: ItemPlan): Promise<boolean> {
 		const item = this.items.find((i) => i.plan === plan);
 		if (!item) return true;
-		if (!this.stopped && this.sentSinceRead >= this.chunk) {
+		if (!this.stopped && (this.sentSinceRead >= this.chunk || this.unpricedSinceRead)) {
 			try {
 				await this.recheck();
 			} catch {
@@ -233,6 +279,7 @@ export class RunBudget {
 		if (!this.stopped && this.fits(item, this.costSinceRead)) {
 			this.costSinceRead += item.cost ?? 0;
 			this.sentSinceRead++;
+			if (item.cost === undefined) this.unpricedSinceRead = true;
 			return true;
 		}
 		item.refused = refusal(this.run.ctx, this.view, this.short(item, this.costSinceRead));
@@ -326,6 +373,7 @@ export class RunBudget {
 		);
 		this.sentSinceRead = 0;
 		this.costSinceRead = 0;
+		this.unpricedSinceRead = false;
 	}
 
 	/** Cancels jobs at MediaGen; each one cancelled is refused, one that ended first is kept. */

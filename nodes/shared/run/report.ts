@@ -6,6 +6,7 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { isRefusal } from '../budget/messages';
 import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 
@@ -61,7 +62,8 @@ export function beforeSending(
 	const nodeError = asNodeError(ctx, error, itemIndex);
 	const nothing =
 		phase === 'guard' ? 'Nothing was started or charged' : 'Nothing was sent to MediaGen';
-	const fix = phase === 'recover' ? '.' : ': fix the value and run again.';
+	// a budget's refusal is no wrong value: it says itself what to do
+	const fix = phase === 'recover' || isRefusal(error) ? '.' : ': fix the value and run again.';
 	const own = (nodeError.description ?? '').replace(/^Nothing was (sent|started)[^.]*\.\s*/, '');
 	nodeError.description = [
 		`Item ${itemIndex + 1} of ${count}.`,
