@@ -14,57 +14,18 @@ import type { IDataObject } from 'n8n-workflow';
 import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
-import type { FakeN8n } from './triggerHarness';
 import { mediaGen } from './harness';
 import { rl } from './setup';
-import { useTriggerKit } from './triggerKit';
+import type { Delivery } from './triggerKit';
+import { runsPerEvent, useTriggerKit } from './triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
 const { sb, logs, api, endpoints, until, fakeN8n, automatic, stored, generate } = kit;
-const { signed, eventBody, post, sleep } = kit;
+const { signed, eventBody, post, sleep, deliveriesOf, outage } = kit;
 
 beforeAll(() => {
 	DELIVERY_RECOVERY.retriesPerMinute = 60_000; // no pacing here (60 a minute in n8n)
 });
-
-interface Delivery {
-	id: string;
-	event_id: string;
-	status: string;
-	created_at: string;
-	attempts: Array<{ at: string; response_status: number | null }>;
-}
-
-async function deliveriesOf(endpointId: string): Promise<Delivery[]> {
-	return (await api('GET', `/webhooks/${endpointId}/deliveries?limit=100`)).data as Delivery[];
-}
-
-/** How many executions each event started (by the event id in the trigger's output). */
-function runsPerEvent(n8n: FakeN8n): Record<string, number> {
-	const counts: Record<string, number> = {};
-	for (const items of n8n.outputs())
-		for (const item of items)
-			counts[String(item.json.id)] = (counts[String(item.json.id)] ?? 0) + 1;
-	return counts;
-}
-
-/**
- * n8n down while `count` events happen, until MediaGen gave up on each (its schedule, scaled):
- * their deliveries, failed.
- */
-async function outage(n8n: FakeN8n, endpointId: string, count: number): Promise<Delivery[]> {
-	const earlier = new Set((await deliveriesOf(endpointId)).map((d) => d.id));
-	n8n.offline = true;
-	sb.control.setConfig({ timeScale: 0.0001 }); // 11 h of retries in 4 s
-	for (let i = 0; i < count; i++) await generate();
-	const failed = (await until(async () => {
-		const fresh = (await deliveriesOf(endpointId)).filter((d) => !earlier.has(d.id));
-		return fresh.length === count && fresh.every((d) => d.status === 'failed') ? fresh : undefined;
-	}, 30_000)) as Delivery[];
-	n8n.offline = false;
-	sb.control.setConfig({ timeScale: 0.001 });
-	return failed;
-}
 
 describe('n8n down past the retries: every event of the outage runs once when it is back', () => {
 	test('the disabled endpoint is enabled again (same id and secret), its failed deliveries retried oldest first', async () => {
