@@ -19,7 +19,7 @@ const { signed, eventBody, post, deliveriesOf, outage } = kit;
 const retry = { ...RETRY };
 beforeAll(() => {
 	DELIVERY_RECOVERY.retriesPerMinute = 60_000; // no pacing here (60 a minute in n8n)
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
+	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20, rateLimitRetries: 1, serverRetries: 1 });
 });
 afterAll(() => Object.assign(RETRY, retry));
 
@@ -161,7 +161,8 @@ describe('finding 6: someone with only the webhook URL', () => {
 			expect((await post(n8n.productionUrl, f.headers, f.body)).status).toBe(401);
 			await n8n.settle();
 			// MediaGen's delivery is refused (wrong secret); its attempt is recorded
-			sb.control.setConfig({ timeScale: 1 }); // its next attempt 30 s away
+			// MediaGen's retries 0.3 s, 1.2 s, 6 s apart: whenever they come, only a look proves them
+			sb.control.setConfig({ timeScale: 0.01 });
 			await generate();
 			await until(async () =>
 				(await deliveriesOf(id)).some((d) => d.attempts.some((a) => a.response_status === 401)),
@@ -173,8 +174,7 @@ describe('finding 6: someone with only the webhook URL', () => {
 			expect((await post(n8n.productionUrl, f.headers, f.body)).status).toBe(401);
 			await n8n.settle();
 			SECRET_REPAIR.minIntervalMs = 3_600_000;
-			// MediaGen's retry verifies
-			sb.control.setConfig({ timeScale: 0.001 });
+			// MediaGen's next retry verifies
 			await until(() => n8n.runs.length === 1, 20_000);
 			expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(2);
 		} finally {
