@@ -20,8 +20,8 @@ import {
 	subscribes,
 	wantedEvents,
 } from './endpoints';
-import type { StoredEndpoint, TriggerContext } from './slots';
-import { isAutomatic, storedEndpoint } from './slots';
+import type { TriggerContext } from './slots';
+import { isAutomatic, madeWhileInactive, storedEndpoint } from './slots';
 
 /** The periodic check, every `minutes` minutes; exported for tests. */
 export const KEEPER = { minutes: 10 };
@@ -50,14 +50,6 @@ function nodeLabel(ctx: TriggerContext): string {
 	return `MediaGen Trigger "${ctx.getNode().name}"`;
 }
 
-/** Whether the delivery's event was made while the workflow was deactivated. */
-function madeWhileInactive(delivery: DeliveryRecord, stored: StoredEndpoint | undefined): boolean {
-	const made = Date.parse(delivery.created_at ?? '');
-	return (stored?.inactive ?? []).some(
-		([from, to]) => made >= Date.parse(from) && made < Date.parse(to),
-	);
-}
-
 /**
  * The failed deliveries the user wants run: of the subscribed event types, made while the
  * workflow was active. The others are named in the log, once per activation.
@@ -71,7 +63,8 @@ function wanted(
 	const stored = storedEndpoint(ctx, 'production');
 	const unsubscribed = failed.filter((delivery) => !subscribes(events, delivery.event_type));
 	const inactive = failed.filter(
-		(delivery) => subscribes(events, delivery.event_type) && madeWhileInactive(delivery, stored),
+		(delivery) =>
+			subscribes(events, delivery.event_type) && madeWhileInactive(stored, delivery.created_at),
 	);
 	const skipped = new Set([...unsubscribed, ...inactive]);
 	for (const delivery of skipped) recovery.retried.add(delivery.id);

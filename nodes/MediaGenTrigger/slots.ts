@@ -62,6 +62,14 @@ export function hookSlot(ctx: IHookFunctions, url: string): Slot | undefined {
 	return undefined;
 }
 
+/** Whether something made at `isoTime` was made while the workflow was deactivated. */
+export function madeWhileInactive(stored: StoredEndpoint | undefined, isoTime: unknown): boolean {
+	const made = Date.parse(typeof isoTime === 'string' ? isoTime : '');
+	return (stored?.inactive ?? []).some(
+		([from, to]) => made >= Date.parse(from) && made < Date.parse(to),
+	);
+}
+
 export function storedEndpoint(ctx: TriggerContext, slot: Slot): StoredEndpoint | undefined {
 	const value = ctx.getWorkflowStaticData('node')[slot] as IDataObject | undefined;
 	if (!value || typeof value !== 'object' || typeof value.id !== 'string') return undefined;

@@ -101,6 +101,37 @@ describe('finding 1: the events of a week the workflow was switched off are not 
 	});
 });
 
+describe("finding 1: MediaGen's own retries of an event of the switched-off time", () => {
+	test('are acknowledged after the reactivation and run nothing', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const { id } = stored(n8n) as { id: string };
+		sb.control.addFault({ kind: 'fail', method: 'DELETE', path: '/webhooks/', count: 50 });
+		await n8n.deactivate();
+		await kit.afterGrace();
+		sb.control.clearFaults();
+		sb.control.setConfig({ timeScale: 0.01 }); // MediaGen retries 0.3 s, 1.2 s, 6 s later
+		try {
+			await generate();
+			await until(async () => (await deliveriesOf(id)).some((d) => d.attempts.length > 0));
+			await n8n.activate();
+			await until(
+				async () => (await deliveriesOf(id)).some((d) => d.status === 'succeeded'),
+				20_000,
+			);
+		} finally {
+			sb.control.setConfig({ timeScale: 0.001 });
+		}
+		await n8n.settle();
+		expect(n8n.runs).toHaveLength(0);
+		expect(n8n.requests.filter((r) => r.status === 200).map((r) => r.response)).toEqual([
+			expect.stringContaining('made while the workflow was deactivated'),
+		]);
+		await generate();
+		await until(() => n8n.runs.length === 1);
+	});
+});
+
 describe('finding 2: events of types the user unsubscribed from are not replayed', () => {
 	test('subscribed to *, an outage, re-published for export.completed only', async () => {
 		const n8n = await fakeN8n(automatic(['*']));
