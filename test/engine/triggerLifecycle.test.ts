@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * The trigger's lifecycle under a randomized adversary (issue #37): fast-check draws sequences of
  * what users and n8n do (publish, unpublish, re-publish a changed trigger, n8n starts again, the
