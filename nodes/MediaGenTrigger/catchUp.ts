@@ -183,11 +183,15 @@ export async function checkEndpoint(ctx: ITriggerFunctions): Promise<void> {
 	}
 }
 
-/** The check's schedule: every KEEPER.minutes minutes, at the node's own second. */
-function checkSchedule(nodeId: string) {
+/**
+ * When the node's check runs: at its own minute of every KEEPER.minutes and its own second, from
+ * its id, so that the checks of many workflows spread over the interval instead of meeting in
+ * one minute. Exported for tests.
+ */
+export function checkSlot(nodeId: string): { minute: number; second: number } {
 	let hash = 0;
 	for (const char of nodeId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-	return { expression: `${hash % 60} */${KEEPER.minutes} * * * *` as const };
+	return { minute: Math.floor(hash / 60) % KEEPER.minutes, second: hash % 60 };
 }
 
 /**
@@ -197,11 +201,17 @@ function checkSchedule(nodeId: string) {
  * never emits and never fails the activation.
  */
 export async function startKeeper(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
-	if (isAutomatic(ctx) && ctx.getMode() !== 'manual')
-		ctx.helpers.registerCron(checkSchedule(ctx.getNode().id), () => {
+	if (isAutomatic(ctx) && ctx.getMode() !== 'manual') {
+		const slot = checkSlot(ctx.getNode().id);
+		// n8n's cron expressions take no ranges: a tick a minute, the check at the node's minute
+		ctx.helpers.registerCron({ expression: `${slot.second} * * * * *` }, (scheduled) => {
+			// n8n 2.x passes the tick's scheduled time; n8n 1.x's cron passes none
+			const at = scheduled instanceof Date ? scheduled : new Date();
+			if (at.getUTCMinutes() % KEEPER.minutes !== slot.minute) return;
 			const check = checkEndpoint(ctx);
 			checks.add(check);
 			void check.finally(() => checks.delete(check));
 		});
+	}
 	return {};
 }

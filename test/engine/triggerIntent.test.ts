@@ -6,6 +6,7 @@
  * repair from happening nor cause more than a constant of requests. The real node in n8n-core's
  * contexts (triggerHarness.ts) against the sandbox, which delivers over HTTP on its schedule.
  */
+import { checkSlot, KEEPER } from '../../nodes/MediaGenTrigger/catchUp';
 import { DEACTIVATION } from '../../nodes/MediaGenTrigger/registration';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
@@ -228,6 +229,26 @@ describe('finding 6: someone with only the webhook URL', () => {
 		expect(sb.control.requests({ method: 'POST', path: '/rotate-secret$' })).toHaveLength(0);
 		expect(n8n.runs).toHaveLength(0);
 		expect(stored(n8n)?.secret).toBe(secret);
+	});
+});
+
+describe('finding 5 (in part): the periodic checks of many workflows spread over the 10 minutes', () => {
+	test('200 node ids: each minute of the 10 holds at most 2x its share; a tick at another minute sends nothing', async () => {
+		const perMinute = Array.from({ length: KEEPER.minutes }, () => 0);
+		for (let i = 0; i < 200; i++) perMinute[checkSlot(crypto.randomUUID()).minute]++;
+		expect(Math.max(...perMinute)).toBeLessThanOrEqual(40);
+		expect(Math.min(...perMinute)).toBeGreaterThan(0);
+
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const { minute, second } = checkSlot(n8n.node.id);
+		expect(n8n.cronExpressions).toEqual([`${second} * * * * *`]);
+		sb.control.clearRequests();
+		const other = new Date();
+		other.setUTCMinutes((minute + 1) % KEEPER.minutes);
+		n8n.cronTicks[0](other); // n8n's tick at another minute: nothing
+		await n8n.fireCrons(); // at its minute: the check runs
+		expect(sb.control.requests({ method: 'GET', path: '/webhooks$' })).toHaveLength(1);
 	});
 });
 
