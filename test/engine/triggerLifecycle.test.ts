@@ -190,7 +190,9 @@ async function verdict(n8n: FakeN8n, intent: Intent, sequence: Action[]): Promis
 	debug('start');
 	if (n8n.active) await n8n.fireCrons();
 	const generation = String((await generate()).id);
-	const disabled = intent.disabledByUser && (await currentEndpoint(n8n)) !== undefined;
+	// the user's disable holds while the endpoint they disabled is there (a deactivation deletes it
+	// after its grace; the next activation registers a new, active one)
+	const disabled = intent.disabledByUser && (await currentEndpoint(n8n))?.status === 'disabled';
 	if (n8n.active && !disabled) {
 		await until(() => (runsPerGeneration(n8n).get(generation) ?? 0) >= 1, 20_000).catch(() => {
 			throw new Error(`the event after the ${where} did not run`);
