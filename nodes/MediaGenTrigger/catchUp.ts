@@ -6,15 +6,22 @@
  */
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
+import type { DeliveryRecord } from '../shared/webhooks/deliveries';
 import {
-	enableEndpoint,
 	failedEventDeliveries,
 	readDeliveryLog,
 	retryDeliveries,
 } from '../shared/webhooks/deliveries';
-import { endpointToKeep, listEndpoints } from './endpoints';
+import {
+	bringInLine,
+	endpointToKeep,
+	listEndpoints,
+	registerEndpoint,
+	subscribes,
+	wantedEvents,
+} from './endpoints';
 import type { TriggerContext } from './slots';
-import { isAutomatic, storedEndpoint } from './slots';
+import { isAutomatic, madeWhileInactive, storedEndpoint } from './slots';
 
 /** The periodic check, every `minutes` minutes; exported for tests. */
 export const KEEPER = { minutes: 10 };
@@ -43,10 +50,40 @@ function nodeLabel(ctx: TriggerContext): string {
 	return `MediaGen Trigger "${ctx.getNode().name}"`;
 }
 
+/**
+ * The failed deliveries the user wants run: of the subscribed event types, made while the
+ * workflow was active. The others are named in the log, once per activation.
+ */
+function wanted(
+	ctx: TriggerContext,
+	failed: DeliveryRecord[],
+	events: string[],
+	recovery: Recovery,
+): DeliveryRecord[] {
+	const stored = storedEndpoint(ctx, 'production');
+	const unsubscribed = failed.filter((delivery) => !subscribes(events, delivery.event_type));
+	const inactive = failed.filter(
+		(delivery) =>
+			subscribes(events, delivery.event_type) && madeWhileInactive(stored, delivery.created_at),
+	);
+	const skipped = new Set([...unsubscribed, ...inactive]);
+	for (const delivery of skipped) recovery.retried.add(delivery.id);
+	if (unsubscribed.length)
+		ctx.logger.info(
+			`${nodeLabel(ctx)}: ${unsubscribed.length} failed deliveries of event types this trigger does not subscribe to (${events.join(', ')}) are not sent again`,
+		);
+	if (inactive.length)
+		ctx.logger.info(
+			`${nodeLabel(ctx)}: ${inactive.length} failed deliveries of events from while the workflow was deactivated are not sent again`,
+		);
+	return failed.filter((delivery) => !skipped.has(delivery));
+}
+
 /** One pass: the failed deliveries of the log not yet retried in this activation, oldest first. */
 async function retryMissed(
 	ctx: TriggerContext,
 	endpointId: string,
+	events: string[],
 	recovery: Recovery,
 ): Promise<void> {
 	const log = await readDeliveryLog(ctx, endpointId);
@@ -54,9 +91,10 @@ async function retryMissed(
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: the delivery log of webhook endpoint ${endpointId} holds more than the ${log.deliveries.length} deliveries read; older failed deliveries are not retried`,
 		);
-	const missed = failedEventDeliveries(log.deliveries).filter(
+	const failed = failedEventDeliveries(log.deliveries).filter(
 		(delivery) => !recovery.retried.has(delivery.id),
 	);
+	const missed = wanted(ctx, failed, events, recovery);
 	if (missed.length === 0) return;
 	for (const delivery of missed) recovery.retried.add(delivery.id);
 	ctx.logger.info(
@@ -95,18 +133,20 @@ export async function recoveriesSettled(): Promise<void> {
 }
 
 /**
- * Retries the endpoint's failed deliveries not yet retried in this activation (`newActivation`:
- * the activation that starts now, every failed delivery once more). One pass at a time per
+ * Retries the endpoint's failed deliveries of the subscribed `events` not yet retried in this
+ * activation (`newActivation`: the activation that starts now, every failed delivery once more),
+ * except those of events made while the workflow was deactivated. One pass at a time per
  * endpoint; it never throws (a failure is logged).
  */
 export async function catchUp(
 	ctx: TriggerContext,
 	endpointId: string,
+	events: string[],
 	newActivation = false,
 ): Promise<void> {
 	const recovery = recoveryOf(endpointId, newActivation);
 	if (recovery.running) await recovery.running.catch(() => undefined);
-	const pass = retryMissed(ctx, endpointId, recovery).catch((error: Error) => {
+	const pass = retryMissed(ctx, endpointId, events, recovery).catch((error: Error) => {
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: could not check the deliveries of webhook endpoint ${endpointId} (${error.message})`,
 		);
@@ -117,28 +157,25 @@ export async function catchUp(
 }
 
 /**
- * The periodic check: the production endpoint at the node's URL, enabled again when MediaGen
- * disabled it, then its failed deliveries retried. The activation's static data gives the URL (it
- * does not change) and the id it knew; an endpoint at that URL is this node's.
+ * The periodic check: the production endpoint at the node's URL brought in line (its events set,
+ * enabled again when MediaGen disabled it after failed deliveries, left alone when a user
+ * disabled it), then its failed deliveries retried. The activation's static data gives the URL
+ * (it does not change) and the id it knew; an endpoint at that URL is this node's.
  */
 export async function checkEndpoint(ctx: ITriggerFunctions): Promise<void> {
 	const stored = storedEndpoint(ctx, 'production');
 	if (!stored) return;
 	try {
 		const endpoint = endpointToKeep(await listEndpoints(ctx), stored.url, stored.id);
+		const events = wantedEvents(ctx);
 		if (!endpoint) {
+			const id = await registerEndpoint(ctx, 'production', stored.url, events);
 			ctx.logger.warn(
-				`${nodeLabel(ctx)}: its webhook endpoint at MediaGen was deleted outside n8n; events since then are not delivered. Deactivate and activate the workflow (or restart n8n) to register a new one.`,
+				`${nodeLabel(ctx)}: its webhook endpoint ${stored.id} was deleted outside n8n; registered a new one (${id}). The events MediaGen had for the old one are lost; the first delivery to the new one is refused once, until the node has taken it over (Secret repair).`,
 			);
 			return;
 		}
-		if (endpoint.status !== 'active') {
-			await enableEndpoint(ctx, endpoint.id);
-			ctx.logger.warn(
-				`${nodeLabel(ctx)}: MediaGen had disabled its webhook endpoint ${endpoint.id} (deliveries kept failing); enabled it again`,
-			);
-		}
-		await catchUp(ctx, endpoint.id);
+		if (await bringInLine(ctx, endpoint, events)) await catchUp(ctx, endpoint.id, events);
 	} catch (error) {
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: the periodic check of its webhook endpoint failed (${(error as Error).message}); the next one tries again`,
@@ -146,11 +183,15 @@ export async function checkEndpoint(ctx: ITriggerFunctions): Promise<void> {
 	}
 }
 
-/** The check's schedule: every KEEPER.minutes minutes, at the node's own second. */
-function checkSchedule(nodeId: string) {
+/**
+ * When the node's check runs: at its own minute of every KEEPER.minutes and its own second, from
+ * its id, so that the checks of many workflows spread over the interval instead of meeting in
+ * one minute. Exported for tests.
+ */
+export function checkSlot(nodeId: string): { minute: number; second: number } {
 	let hash = 0;
 	for (const char of nodeId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-	return { expression: `${hash % 60} */${KEEPER.minutes} * * * *` as const };
+	return { minute: Math.floor(hash / 60) % KEEPER.minutes, second: hash % 60 };
 }
 
 /**
@@ -160,11 +201,17 @@ function checkSchedule(nodeId: string) {
  * never emits and never fails the activation.
  */
 export async function startKeeper(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
-	if (isAutomatic(ctx) && ctx.getMode() !== 'manual')
-		ctx.helpers.registerCron(checkSchedule(ctx.getNode().id), () => {
+	if (isAutomatic(ctx) && ctx.getMode() !== 'manual') {
+		const slot = checkSlot(ctx.getNode().id);
+		// n8n's cron expressions take no ranges: a tick a minute, the check at the node's minute
+		ctx.helpers.registerCron({ expression: `${slot.second} * * * * *` }, (scheduled) => {
+			// n8n 2.x passes the tick's scheduled time; n8n 1.x's cron passes none
+			const at = scheduled instanceof Date ? scheduled : new Date();
+			if (at.getUTCMinutes() % KEEPER.minutes !== slot.minute) return;
 			const check = checkEndpoint(ctx);
 			checks.add(check);
 			void check.finally(() => checks.delete(check));
 		});
+	}
 	return {};
 }

@@ -15,7 +15,7 @@ import { verifyWebhook } from './webhookSignature';
 import type { TriggerOptions } from './properties';
 import { isDuplicate } from './replay';
 import { repairRotatedSecret } from './secretRepair';
-import { isAutomatic, manualSecret, slotOf, storedEndpoint } from './slots';
+import { isAutomatic, madeWhileInactive, manualSecret, slotOf, storedEndpoint } from './slots';
 
 export { PING_EVENT_TYPE };
 
@@ -137,6 +137,11 @@ async function handle(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// a repeat is answered 2xx, so that the service stops retrying it
 	if (isDuplicate(ctx, webhookId, Math.floor(Date.now() / 1000)))
 		return { webhookResponse: { received: true, duplicate: true } };
+	// MediaGen's own retries of an event of a time the workflow was deactivated (catchUp.ts)
+	if (automatic && madeWhileInactive(storedEndpoint(ctx, slotOf(ctx)), event.created_at))
+		return {
+			webhookResponse: { received: true, ignored: 'made while the workflow was deactivated' },
+		};
 	const options = ctx.getNodeParameter('options', {}) as TriggerOptions;
 	const ignored = ignoredAs(String(event.type ?? ''), options);
 	if (ignored !== undefined) return { webhookResponse: { received: true, ignored } };

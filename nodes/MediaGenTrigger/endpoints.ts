@@ -3,14 +3,16 @@
  * node's URL (which are this node's, whatever its static data says), and the requests that change
  * one (docs/trigger-internals.md, Registration).
  */
-import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { MediaGenContext } from '../shared/transport/context';
 import { asNodeError, statusOf } from '../shared/transport/errors';
 import { mediaGenRequest } from '../shared/transport/request';
 import type { RemoteEndpoint } from '../shared/webhooks/deliveries';
-import { listEndpoints } from '../shared/webhooks/deliveries';
+import { disabledByMediaGen, enableEndpoint, listEndpoints } from '../shared/webhooks/deliveries';
+import type { Slot } from './slots';
+import { setStoredEndpoint } from './slots';
 import { isValidSecret } from './webhookSignature';
 
 export { listEndpoints };
@@ -86,4 +88,111 @@ export function isTransient(error: unknown): boolean {
 export function sameEvents(subscribed: string[] | undefined, wanted: string[]): boolean {
 	const events = [...new Set(subscribed ?? [])].sort();
 	return events.length === wanted.length && events.every((event, i) => event === wanted[i]);
+}
+
+/** The contexts that keep the endpoint: the activation (webhook lifecycle) and the periodic check. */
+type KeeperContext = IHookFunctions | ITriggerFunctions;
+
+/** The events to subscribe to: `*` alone when chosen, otherwise the chosen types, sorted. */
+export function wantedEvents(ctx: KeeperContext): string[] {
+	const chosen = ctx.getNodeParameter('events', []) as string[];
+	if (!Array.isArray(chosen) || chosen.length === 0)
+		throw new NodeOperationError(ctx.getNode(), 'Choose at least one event to subscribe to');
+	if (chosen.includes('*')) return ['*'];
+	return [...new Set(chosen)].sort();
+}
+
+/** Whether an endpoint subscribed to `events` receives events of `type`. */
+export function subscribes(events: string[], type: string | undefined): boolean {
+	return events.includes('*') || (type !== undefined && events.includes(type));
+}
+
+/**
+ * Brings a kept endpoint in line: other events are set, and one MediaGen disabled after failed
+ * deliveries is enabled again; its id, URL, secret and pending retries stay. One disabled
+ * otherwise (a user, in MediaGen's settings or with MediaGen → Webhook → Update) stays disabled:
+ * false, and a warning says so.
+ */
+export async function bringInLine(
+	ctx: KeeperContext,
+	endpoint: RemoteEndpoint,
+	events: string[],
+): Promise<boolean> {
+	const label = `MediaGen Trigger "${ctx.getNode().name}"`;
+	if (!sameEvents(endpoint.events, events)) await setEvents(ctx, endpoint.id, events);
+	if (endpoint.status === 'active') return true;
+	if (!disabledByMediaGen(endpoint)) {
+		ctx.logger.warn(
+			`${label}: its webhook endpoint ${endpoint.id} was disabled in MediaGen, not after failed deliveries (by a user, or an app with the API key). The trigger leaves it disabled and receives no events; enable it in MediaGen (or with MediaGen → Webhook → Update, Status active) to receive events again.`,
+		);
+		return false;
+	}
+	await enableEndpoint(ctx, endpoint.id);
+	ctx.logger.warn(
+		`${label}: MediaGen had disabled webhook endpoint ${endpoint.id} (deliveries kept failing); enabled it again`,
+	);
+	return true;
+}
+
+/**
+ * POST /webhooks. Without an answer (or on a server fault) the endpoint may exist unknown to the
+ * node: what stands at the URL is deleted before the error is passed on.
+ */
+async function postEndpoint(
+	ctx: KeeperContext,
+	url: string,
+	events: string[],
+): Promise<IDataObject> {
+	const description = `n8n: ${ctx.getWorkflow().name ?? 'workflow'} / ${ctx.getNode().name}`.slice(
+		0,
+		200,
+	);
+	try {
+		return await mediaGenRequest<IDataObject>(ctx, {
+			method: 'POST',
+			path: '/webhooks',
+			body: { url, description, events },
+		});
+	} catch (error) {
+		const status = error instanceof NodeApiError ? (statusOf(error) ?? 0) : 0;
+		if (!(status > 0 && status < 500)) {
+			try {
+				await deleteStrays(ctx, await listEndpoints(ctx), url);
+			} catch (cleanupError) {
+				ctx.logger.warn(
+					`MediaGen Trigger: could not check for an endpoint left by a failed registration: ${(cleanupError as Error).message}`,
+				);
+			}
+		}
+		throw asNodeError(ctx, error);
+	}
+}
+
+/** Registers an endpoint at the node's URL for the slot and stores its id and secret. */
+export async function registerEndpoint(
+	ctx: KeeperContext,
+	slot: Slot,
+	url: string,
+	events: string[],
+): Promise<string> {
+	const created = await postEndpoint(ctx, url, events);
+	const id = typeof created.id === 'string' ? created.id : undefined;
+	const secret = typeof created.secret === 'string' ? created.secret : undefined;
+	if (!id || !secret) {
+		if (id) await deleteEndpoint(ctx, id);
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'MediaGen did not return the endpoint id and signing secret',
+		);
+	}
+	const now = new Date().toISOString();
+	setStoredEndpoint(ctx, slot, {
+		id,
+		url,
+		events: Array.isArray(created.events) ? (created.events as string[]) : events,
+		secret,
+		createdAt: now,
+		secretAt: now,
+	});
+	return id;
 }

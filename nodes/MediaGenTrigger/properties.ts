@@ -39,8 +39,16 @@ const eventOptions = [
 		value: 'generation.failed',
 		description: 'A generation failed or was cancelled; its credits were returned',
 	},
-	{ name: 'Publication Failed', value: 'publication.failed' },
-	{ name: 'Publication Published', value: 'publication.published' },
+	{
+		name: 'Publication Failed',
+		value: 'publication.failed',
+		description: 'A publication could not be posted (MediaGen does not document its data)',
+	},
+	{
+		name: 'Publication Published',
+		value: 'publication.published',
+		description: 'A publication was posted (MediaGen does not document its data)',
+	},
 	{
 		name: 'Workflow Completed',
 		value: 'workflow.completed',

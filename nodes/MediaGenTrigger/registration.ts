@@ -3,23 +3,22 @@
  * MediaGen webhook endpoint per slot at the node's URL in automatic mode, brings back one MediaGen
  * disabled, and checks manual mode's secret (docs/trigger-internals.md, Registration).
  */
-import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import type { IHookFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { asNodeError, statusOf } from '../shared/transport/errors';
-import { mediaGenRequest } from '../shared/transport/request';
-import { enableEndpoint } from '../shared/webhooks/deliveries';
+import { asNodeError } from '../shared/transport/errors';
 import { catchUp } from './catchUp';
 import type { RemoteEndpoint } from './endpoints';
 import {
+	bringInLine,
 	deleteEndpoint,
 	deleteStrays,
 	endpointToKeep,
 	isTransient,
 	listEndpoints,
+	registerEndpoint,
 	rotateSecret,
-	sameEvents,
-	setEvents,
+	wantedEvents,
 } from './endpoints';
 import type { Slot, StoredEndpoint } from './slots';
 import {
@@ -42,21 +41,51 @@ export const DEACTIVATION = { graceMs: 15_000 };
 /** Production endpoints of this process waiting for deletion: endpoint id -> node URL. */
 const retiring = new Map<string, string>();
 
+/**
+ * Cancels the grace deletions of this process for endpoints at this URL (the trigger is added
+ * again); whether there was one (a re-publish).
+ */
+function cancelGraceDeletions(url: string): boolean {
+	let cancelled = false;
+	for (const [id, at] of retiring) {
+		if (at !== url) continue;
+		retiring.delete(id);
+		cancelled = true;
+	}
+	return cancelled;
+}
+
+/** Windows of deliberate inactivity kept per endpoint (the shortest is dropped beyond). */
+const MAX_INACTIVE_WINDOWS = 20;
+
+/**
+ * The stored endpoint of a trigger added again: a deactivation that was not a re-publish (the
+ * endpoint was not waiting for its grace deletion in this process) becomes a window of
+ * inactivity, whose events are never replayed.
+ */
+function reactivated(stored: StoredEndpoint, republished: boolean): StoredEndpoint {
+	const { inactiveSince, ...endpoint } = stored;
+	if (!inactiveSince || republished) return endpoint;
+	const inactive = [...(stored.inactive ?? []), [inactiveSince, new Date().toISOString()]] as Array<
+		[string, string]
+	>;
+	const span = ([from, to]: [string, string]) => Date.parse(to) - Date.parse(from);
+	while (inactive.length > MAX_INACTIVE_WINDOWS) {
+		const shortest = inactive.reduce(
+			(best, window, i) => (span(window) < span(inactive[best]) ? i : best),
+			0,
+		);
+		inactive.splice(shortest, 1);
+	}
+	return { ...endpoint, inactive };
+}
+
 /** The deletions after a grace period under way in this process. */
 const graceDeletions = new Set<Promise<void>>();
 
 /** Resolves when every deletion after a grace period of this process is done (for tests). */
 export async function deactivationsSettled(): Promise<void> {
 	while (graceDeletions.size) await Promise.all([...graceDeletions]);
-}
-
-/** The events to subscribe to: `*` alone when chosen, otherwise the chosen types, sorted. */
-function wantedEvents(ctx: IHookFunctions): string[] {
-	const chosen = ctx.getNodeParameter('events', []) as string[];
-	if (!Array.isArray(chosen) || chosen.length === 0)
-		throw new NodeOperationError(ctx.getNode(), 'Choose at least one event to subscribe to');
-	if (chosen.includes('*')) return ['*'];
-	return [...new Set(chosen)].sort();
 }
 
 function webhookUrl(ctx: IHookFunctions): string {
@@ -126,39 +155,22 @@ async function keepEndpoint(
 	events: string[],
 ): Promise<void> {
 	const same = known?.id === endpoint.id;
-	let secret = same && known.secret ? known.secret : undefined;
-	if (!secret) {
-		secret = await rotateSecret(ctx, endpoint.id);
+	const now = new Date().toISOString();
+	const kept: StoredEndpoint = {
+		...(same ? known : { createdAt: now, inactive: known?.inactive }),
+		id: endpoint.id,
+		url: endpoint.url ?? '',
+		events,
+		secret: same ? known.secret : '',
+	};
+	if (!kept.secret) {
+		kept.secret = await rotateSecret(ctx, endpoint.id);
+		kept.secretAt = new Date().toISOString();
 		ctx.logger.info(
 			`MediaGen Trigger "${ctx.getNode().name}": took over webhook endpoint ${endpoint.id} at its URL (new secret)`,
 		);
 	}
-	const createdAt = same ? known.createdAt : new Date().toISOString();
-	setStoredEndpoint(ctx, slot, {
-		id: endpoint.id,
-		url: endpoint.url ?? '',
-		events,
-		secret,
-		createdAt,
-	});
-}
-
-/**
- * Brings a kept endpoint in line: other events are set, and an endpoint MediaGen disabled is
- * enabled again. Its id, URL, secret and pending retries stay.
- */
-async function bringInLine(
-	ctx: IHookFunctions,
-	endpoint: RemoteEndpoint,
-	events: string[],
-): Promise<void> {
-	if (!sameEvents(endpoint.events, events)) await setEvents(ctx, endpoint.id, events);
-	if (endpoint.status !== 'active') {
-		await enableEndpoint(ctx, endpoint.id);
-		ctx.logger.warn(
-			`MediaGen Trigger "${ctx.getNode().name}": MediaGen had disabled webhook endpoint ${endpoint.id} (deliveries kept failing); enabled it again`,
-		);
-	}
+	setStoredEndpoint(ctx, slot, kept);
 }
 
 /**
@@ -175,7 +187,13 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(ctx);
 	const slot = activationSlot(ctx, url);
 	const events = wantedEvents(ctx);
-	const known = ownStoredEndpoint(ctx, slot, url);
+	// the trigger is added again: its endpoint stays, whatever MediaGen answers now
+	const republished = cancelGraceDeletions(url);
+	let known = ownStoredEndpoint(ctx, slot, url);
+	if (known?.inactiveSince) {
+		known = reactivated(known, republished);
+		setStoredEndpoint(ctx, slot, known);
+	}
 	try {
 		const endpoints = await listEndpoints(ctx);
 		const keep = endpointToKeep(endpoints, url, known?.id);
@@ -191,9 +209,9 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 		}
 		retiring.delete(keep.id); // a re-added trigger keeps its endpoint
 		await keepEndpoint(ctx, slot, keep, known, events);
-		await bringInLine(ctx, keep, events);
+		const receiving = await bringInLine(ctx, keep, events);
 		// the events MediaGen could not deliver: sent again, in the background
-		if (slot === 'production') void catchUp(ctx, keep.id, true);
+		if (slot === 'production' && receiving) void catchUp(ctx, keep.id, events, true);
 		return true;
 	} catch (error) {
 		const stored = storedEndpoint(ctx, slot);
@@ -202,40 +220,6 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 			`MediaGen Trigger "${ctx.getNode().name}": could not check webhook endpoint ${stored.id} (${(error as Error).message}); kept as it is, the periodic check tries again`,
 		);
 		return true;
-	}
-}
-
-/**
- * POST /webhooks. Without an answer (or on a server fault) the endpoint may exist unknown to the
- * node: what stands at the URL is deleted before the error is passed on.
- */
-async function postEndpoint(
-	ctx: IHookFunctions,
-	url: string,
-	events: string[],
-): Promise<IDataObject> {
-	const description = `n8n: ${ctx.getWorkflow().name ?? 'workflow'} / ${ctx.getNode().name}`.slice(
-		0,
-		200,
-	);
-	try {
-		return await mediaGenRequest<IDataObject>(ctx, {
-			method: 'POST',
-			path: '/webhooks',
-			body: { url, description, events },
-		});
-	} catch (error) {
-		const status = error instanceof NodeApiError ? (statusOf(error) ?? 0) : 0;
-		if (!(status > 0 && status < 500)) {
-			try {
-				await deleteStrays(ctx, await listEndpoints(ctx), url);
-			} catch (cleanupError) {
-				ctx.logger.warn(
-					`MediaGen Trigger: could not check for an endpoint left by a failed registration: ${(cleanupError as Error).message}`,
-				);
-			}
-		}
-		throw asNodeError(ctx, error);
 	}
 }
 
@@ -250,23 +234,7 @@ async function create(ctx: IHookFunctions): Promise<boolean> {
 		await deleteEndpoint(ctx, previous.id);
 		setStoredEndpoint(ctx, slot, undefined);
 	}
-	const created = await postEndpoint(ctx, url, events);
-	const id = typeof created.id === 'string' ? created.id : undefined;
-	const secret = typeof created.secret === 'string' ? created.secret : undefined;
-	if (!id || !secret) {
-		if (id) await deleteEndpoint(ctx, id);
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'MediaGen did not return the endpoint id and signing secret',
-		);
-	}
-	setStoredEndpoint(ctx, slot, {
-		id,
-		url,
-		events: Array.isArray(created.events) ? (created.events as string[]) : events,
-		secret,
-		createdAt: new Date().toISOString(),
-	});
+	await registerEndpoint(ctx, slot, url, events);
 	return true;
 }
 
@@ -303,12 +271,17 @@ async function deleteRegistration(ctx: IHookFunctions): Promise<boolean> {
 	if (!url) return true;
 	const slot = hookSlot(ctx, url);
 	const stored = slot ? storedEndpoint(ctx, slot) : undefined;
-	const own = stored?.url === url ? stored : undefined;
+	let own = stored?.url === url ? stored : undefined;
+	if (slot === 'production' && own && !own.inactiveSince) {
+		// from now on the workflow is off: events of this time are never replayed
+		own = { ...own, inactiveSince: new Date().toISOString() };
+		setStoredEndpoint(ctx, slot, own);
+	}
 	try {
 		const endpoints = await listEndpoints(ctx);
 		if (slot === 'production' && own) {
 			await deleteStrays(ctx, endpoints, url, own.id);
-			if (endpoints.some((endpoint) => endpoint.id === own.id)) deleteAfterGrace(ctx, own.id, url);
+			if (endpoints.some((endpoint) => endpoint.id === own?.id)) deleteAfterGrace(ctx, own.id, url);
 			return true; // kept in static data: a re-added trigger takes it over
 		}
 		if (own) await deleteEndpoint(ctx, own.id);

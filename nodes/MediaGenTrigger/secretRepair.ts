@@ -20,15 +20,44 @@ import { setStoredEndpoint, storedEndpoint } from './slots';
  */
 export const SECRET_REPAIR = { minIntervalMs: 60_000, recheckMs: 1000 };
 
-/** When each URL's endpoint was last looked at (URL -> ms). */
-const lastRepairCheck = new Map<string, number>();
+/** How long, and how many, refused webhook-timestamps are remembered per URL. */
+const REFUSALS = { ttlSeconds: 3600, maxEntries: 5000, maxUrls: 1000 };
 
-/** Whether the URL may be checked now; if so, the check is counted. */
-function checkDue(key: string): boolean {
-	const now = Date.now();
-	if (now - (lastRepairCheck.get(key) ?? -Infinity) < SECRET_REPAIR.minIntervalMs) return false;
-	if (lastRepairCheck.size >= 1000) lastRepairCheck.clear();
-	lastRepairCheck.set(key, now);
+/**
+ * Per URL (this process): when its endpoint was last looked at, and the webhook-timestamps of the
+ * requests refused there for their signature (Unix seconds -> when refused, ms).
+ */
+interface Watch {
+	lastLook: number;
+	refused: Map<number, number>;
+}
+
+const watches = new Map<string, Watch>();
+
+function watchOf(url: string): Watch {
+	let watch = watches.get(url);
+	if (!watch) {
+		if (watches.size >= REFUSALS.maxUrls) watches.delete(watches.keys().next().value as string);
+		watch = { lastLook: -Infinity, refused: new Map() };
+		watches.set(url, watch);
+	}
+	return watch;
+}
+
+/** Remembers a refused request's timestamp (the oldest forgotten first, and after an hour). */
+function remember(watch: Watch, timestamp: number, now: number): void {
+	watch.refused.delete(timestamp);
+	watch.refused.set(timestamp, now);
+	for (const [second, at] of watch.refused) {
+		if (watch.refused.size <= REFUSALS.maxEntries && now - at < REFUSALS.ttlSeconds * 1000) break;
+		watch.refused.delete(second);
+	}
+}
+
+/** Whether the URL may be looked at now; if so, the look is counted. */
+function lookDue(watch: Watch, now: number): boolean {
+	if (now - watch.lastLook < SECRET_REPAIR.minIntervalMs) return false;
+	watch.lastLook = now;
 	return true;
 }
 
@@ -39,17 +68,22 @@ export interface RefusedRequest {
 }
 
 /**
- * Whether the log proves the request genuine: a delivery of its event that MediaGen will send again
- * (pending), one of whose attempts was made at the request's timestamp (to the second).
+ * Whether the log proves that the node refuses MediaGen's own deliveries: an attempt MediaGen
+ * made after the node set its secret (`since`, ms), answered 401, signed at a second at which a
+ * request was refused here for its signature (MediaGen signs each attempt when it starts it:
+ * webhook-timestamp is the attempt's time). A forged request cannot make such an attempt; one
+ * refused for another reason (its timestamp) has no such second.
  */
-export function provesRequest(deliveries: DeliveryRecord[], request: RefusedRequest): boolean {
-	return deliveries.some(
-		(delivery) =>
-			delivery.event_id === request.webhookId &&
-			delivery.status === 'pending' &&
-			(delivery.attempts ?? []).some(
-				(attempt) => Math.floor(Date.parse(attempt.at ?? '') / 1000) === request.timestamp,
-			),
+export function provesRefusal(
+	deliveries: DeliveryRecord[],
+	refused: ReadonlySet<number> | ReadonlyMap<number, unknown>,
+	since: number,
+): boolean {
+	return deliveries.some((delivery) =>
+		(delivery.attempts ?? []).some((attempt) => {
+			const at = Date.parse(attempt.at ?? '');
+			return attempt.response_status === 401 && at >= since && refused.has(Math.floor(at / 1000));
+		}),
 	);
 }
 
@@ -66,22 +100,32 @@ async function firstPage(
 	}
 }
 
-/** Whether the endpoint's log proves the request, looking twice when its attempt is not in yet. */
+/** What a look needs: the refused timestamps of the URL and when the node's secret was set. */
+interface Evidence {
+	watch: Watch;
+	since: number;
+	request: RefusedRequest;
+}
+
+/**
+ * Whether the endpoint's log proves refused deliveries, looking twice when the refused request's
+ * own attempt is not in yet (a delivery of its event is pending).
+ */
 async function logProves(
 	ctx: IWebhookFunctions,
 	endpointId: string,
-	request: RefusedRequest,
+	{ watch, since, request }: Evidence,
 ): Promise<boolean | undefined> {
 	const deliveries = await firstPage(ctx, endpointId);
 	if (deliveries === undefined) return undefined;
-	if (provesRequest(deliveries, request)) return true;
+	if (provesRefusal(deliveries, watch.refused, since)) return true;
 	// MediaGen records an attempt once it has the answer: it may not be in the log yet
 	const pending = deliveries.some(
 		(delivery) => delivery.event_id === request.webhookId && delivery.status === 'pending',
 	);
 	if (!pending) return false;
 	await sleep(SECRET_REPAIR.recheckMs);
-	return provesRequest((await firstPage(ctx, endpointId)) ?? [], request);
+	return provesRefusal((await firstPage(ctx, endpointId)) ?? [], watch.refused, since);
 }
 
 /**
@@ -91,18 +135,20 @@ async function logProves(
 async function senderOf(
 	ctx: IWebhookFunctions,
 	stored: StoredEndpoint,
-	request: RefusedRequest,
+	evidence: Evidence,
 ): Promise<{ id: string; events?: string[] } | undefined> {
-	const proved = await logProves(ctx, stored.id, request);
+	const proved = await logProves(ctx, stored.id, evidence);
 	if (proved !== undefined) return proved ? stored : undefined;
 	const current = endpointToKeep(await listEndpoints(ctx), stored.url);
-	if (!current || !(await logProves(ctx, current.id, request))) return undefined;
+	if (!current || !(await logProves(ctx, current.id, evidence))) return undefined;
 	return current;
 }
 
 /**
- * Called after a request with a well-formed but wrong signature was refused: sets a new secret of
- * the endpoint at the node's URL when MediaGen's log proves the request came from it.
+ * Called after a request with a well-formed but wrong signature was refused: its timestamp is
+ * remembered, and (at most once per interval and URL, whoever sent the request) the log is looked
+ * at; the node sets a new secret of the endpoint at its URL when the log proves that MediaGen's
+ * deliveries were refused since the node set its secret.
  */
 export async function repairRotatedSecret(
 	ctx: IWebhookFunctions,
@@ -110,13 +156,20 @@ export async function repairRotatedSecret(
 	request: RefusedRequest,
 ): Promise<void> {
 	const stored = storedEndpoint(ctx, slot);
-	if (!stored || stored.url !== ctx.getNodeWebhookUrl('default') || !checkDue(stored.url)) return;
+	if (!stored || stored.url !== ctx.getNodeWebhookUrl('default')) return;
+	const watch = watchOf(stored.url);
+	const now = Date.now();
+	remember(watch, request.timestamp, now);
+	if (!lookDue(watch, now)) return;
+	const since = Date.parse(stored.secretAt ?? stored.createdAt) || 0;
 	try {
-		const sender = await senderOf(ctx, stored, request);
+		const sender = await senderOf(ctx, stored, { watch, since, request });
 		if (!sender) return;
 		const secret = await rotateSecret(ctx, sender.id);
+		watch.refused.clear();
 		const events = sender.id === stored.id ? stored.events : (sender.events ?? stored.events);
-		setStoredEndpoint(ctx, slot, { ...stored, id: sender.id, events, secret });
+		const secretAt = new Date().toISOString();
+		setStoredEndpoint(ctx, slot, { ...stored, id: sender.id, events, secret, secretAt });
 		ctx.logger.warn(
 			`MediaGen Trigger "${ctx.getNode().name}": deliveries of webhook endpoint ${sender.id}, which this node manages, were signed with a secret the node did not have (rotated outside n8n, or the workflow's data was saved over a newer registration). The node set a new secret; MediaGen's next retry of the delivery verifies. Rotate the secret of this endpoint only by deactivating and activating the workflow.`,
 		);

@@ -32,6 +32,15 @@ export interface StoredEndpoint {
 	events: string[];
 	secret: string;
 	createdAt: string;
+	/** When the node set the secret it holds (ISO, n8n's clock): secretRepair.ts. */
+	secretAt?: string;
+	/** Set by a deactivation, until the trigger is added again (registration.ts). */
+	inactiveSince?: string;
+	/**
+	 * The times [from, to) the workflow was deactivated while MediaGen kept the endpoint (ISO),
+	 * at most 20: their events are never replayed (catchUp.ts).
+	 */
+	inactive?: Array<[string, string]>;
 }
 
 /** The slot of a webhook request or an activation: test in n8n's mode "manual". */
@@ -51,6 +60,14 @@ export function hookSlot(ctx: IHookFunctions, url: string): Slot | undefined {
 	if (mode === 'manual') return 'test';
 	if (mode === 'trigger' || mode === 'webhook') return 'production';
 	return undefined;
+}
+
+/** Whether something made at `isoTime` was made while the workflow was deactivated. */
+export function madeWhileInactive(stored: StoredEndpoint | undefined, isoTime: unknown): boolean {
+	const made = Date.parse(typeof isoTime === 'string' ? isoTime : '');
+	return (stored?.inactive ?? []).some(
+		([from, to]) => made >= Date.parse(from) && made < Date.parse(to),
+	);
 }
 
 export function storedEndpoint(ctx: TriggerContext, slot: Slot): StoredEndpoint | undefined {

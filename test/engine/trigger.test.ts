@@ -204,7 +204,7 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		expect(await afterGrace()).toHaveLength(0);
 	});
 
-	test('a disabled endpoint is enabled again: same id, URL and secret', async () => {
+	test('an endpoint a user disabled is kept as it is (#37): same id, URL and secret, still disabled', async () => {
 		const n8n = await fakeN8n(automatic());
 		await n8n.activate();
 		const [first] = await endpoints();
@@ -213,7 +213,7 @@ describe('lifecycle: the service ends with exactly the endpoints that should exi
 		await n8n.activate('init');
 		const list = await endpoints();
 		expect(list).toEqual([
-			expect.objectContaining({ id: first.id, status: 'active', url: n8n.productionUrl }),
+			expect.objectContaining({ id: first.id, status: 'disabled', url: n8n.productionUrl }),
 		]);
 		expect(stored(n8n)).toMatchObject({ id: first.id, secret });
 		expect(sb.control.requests({ method: 'POST', path: '/webhooks$' })).toHaveLength(1);

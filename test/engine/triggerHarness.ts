@@ -46,7 +46,7 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 
-import { recoveriesSettled } from '../../nodes/MediaGenTrigger/catchUp';
+import { checkSlot, recoveriesSettled } from '../../nodes/MediaGenTrigger/catchUp';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { createAdditionalData, NODE_TYPES, NodeTypes, type RunOptions } from './harness';
 import { N8nResponseError, parseRequestBody, rawBodyReader } from './n8nRequest';
@@ -195,6 +195,11 @@ export class FakeN8n {
 
 	/** The crons the trigger's `trigger` method registered (n8n's registerCron) while active. */
 	crons: Array<() => void> = [];
+
+	/** The cron expressions the trigger registered, and their callbacks (n8n passes the time). */
+	cronExpressions: string[] = [];
+
+	cronTicks: Array<(at: Date) => void> = [];
 
 	/** The trigger's class of the node's version. */
 	readonly triggerType: INodeType;
@@ -361,7 +366,16 @@ export class FakeN8n {
 			() => fail(new Error('the MediaGen Trigger must never emit from its trigger method')),
 			fail,
 			fail,
-			{ registerCron: (_cron, onTick) => void this.crons.push(() => onTick(new Date())) },
+			{
+				registerCron: (cron, onTick) => {
+					this.cronExpressions.push(cron.expression);
+					this.cronTicks.push(onTick);
+					// a tick at the minute the node's check runs (n8n ticks every minute)
+					const at = new Date();
+					at.setUTCMinutes(checkSlot(this.node.id).minute);
+					this.crons.push(() => onTick(at));
+				},
+			},
 		);
 		await this.triggerType.trigger!.call(context);
 	}

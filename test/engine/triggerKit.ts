@@ -83,6 +83,25 @@ export function eventBody(
 	});
 }
 
+/** A delivery as GET /webhooks/{id}/deliveries lists it. */
+export interface Delivery {
+	id: string;
+	event_id: string;
+	event_type: string;
+	status: string;
+	created_at: string;
+	attempts: Array<{ at: string; response_status: number | null }>;
+}
+
+/** How many executions each event started (by the event id in the trigger's output). */
+export function runsPerEvent(n8n: FakeN8n): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const items of n8n.outputs())
+		for (const item of items)
+			counts[String(item.json.id)] = (counts[String(item.json.id)] ?? 0) + 1;
+	return counts;
+}
+
 export async function post(url: string, headers: Record<string, string>, body: string | Buffer) {
 	const res = await fetch(url, { method: 'POST', headers, body });
 	return { status: res.status, body: await res.text() };
@@ -194,9 +213,42 @@ export function useTriggerKit(options: { timeScale: number }) {
 		});
 	}
 
+	async function deliveriesOf(endpointId: string): Promise<Delivery[]> {
+		return (await api('GET', `/webhooks/${endpointId}/deliveries?limit=100`)).data as Delivery[];
+	}
+
+	/**
+	 * `count` events (made by `happen`, default a generation each) while n8n does not take them
+	 * (down, or the workflow deactivated), until MediaGen gave up on each (its schedule, scaled):
+	 * their deliveries, failed.
+	 */
+	async function outage(
+		n8n: FakeN8n,
+		endpointId: string,
+		count: number,
+		happen: () => Promise<unknown> = generate,
+	): Promise<Delivery[]> {
+		const earlier = new Set((await deliveriesOf(endpointId)).map((d) => d.id));
+		n8n.offline = true;
+		const scale = sb.control.config().timeScale;
+		sb.control.setConfig({ timeScale: 0.0001 }); // 11 h of retries in 4 s
+		for (let i = 0; i < count; i++) await happen();
+		const failed = (await until(async () => {
+			const fresh = (await deliveriesOf(endpointId)).filter((d) => !earlier.has(d.id));
+			return fresh.length === count && fresh.every((d) => d.status === 'failed')
+				? fresh
+				: undefined;
+		}, 30_000)) as Delivery[];
+		n8n.offline = false;
+		sb.control.setConfig({ timeScale: scale });
+		return failed;
+	}
+
 	return {
 		sb,
 		creds,
+		deliveriesOf,
+		outage,
 		runOne,
 		logs,
 		api,

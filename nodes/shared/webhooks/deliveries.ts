@@ -32,7 +32,23 @@ export interface RemoteEndpoint {
 	url?: string;
 	events?: string[];
 	status?: string;
+	/** Failed events in a row (docs/api-assumptions.md, Webhooks). */
+	consecutive_failures?: number;
 	created_at?: string;
+}
+
+/** MediaGen disables an endpoint after this many failed events in a row (spec doc 1). */
+export const DISABLE_AFTER_FAILED_EVENTS = 15;
+
+/**
+ * Whether MediaGen itself disabled the endpoint, after 15 failed events in a row, rather than a
+ * user (MediaGen's settings, MediaGen → Webhook → Update): the count of failed events in a row
+ * stays as it was when a user disables it, and only MediaGen's own disabling makes it reach 15.
+ * An endpoint record without the count is taken as disabled by MediaGen.
+ */
+export function disabledByMediaGen(endpoint: RemoteEndpoint): boolean {
+	const count = endpoint.consecutive_failures;
+	return typeof count !== 'number' || count >= DISABLE_AFTER_FAILED_EVENTS;
 }
 
 /** Every endpoint of the workspace (GET /webhooks, all pages, 100 a page, at most 100 pages). */
