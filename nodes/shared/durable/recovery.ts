@@ -19,9 +19,12 @@ import { fingerprintOf, provenanceIn } from './identity';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
-	/** Records may precede n8n's record of a run's start by this much when MediaGen's clock is unknown. */
+	/**
+	 * How far n8n's clock and MediaGen's may differ (docs/api-assumptions.md, Clocks): also between
+	 * n8n's clock at the lost try and at the retry (an NTP step after a restart, another main).
+	 */
 	clockMarginMs: 10 * 60_000,
-	/** The same once MediaGen's clock was read (its Date header): whole seconds and the request's time. */
+	/** MediaGen's clock read now (its Date header): whole seconds and the request's time. */
 	measuredMarginMs: 2_000,
 	/** How long MediaGen answers a replayed Idempotency-Key with the original (24 h), less an hour. */
 	keyLifetimeMs: 23 * 3_600_000,
@@ -38,6 +41,10 @@ export interface RecoverablePlan {
 	itemIndex: number;
 	endpoint: Endpoint;
 	request: PreparedRequest;
+	/** What the item asks for, and which of the run's equal requests it is (identity.ts). */
+	requestId?: string;
+	/** The key is the user's own Idempotency Key. */
+	ownKey?: boolean;
 }
 
 /** What a lookup is about: the run, its position, when its lost try began, what is taken. */
@@ -61,6 +68,12 @@ export interface Lookup {
 	ignoreCancel?: boolean;
 	/** Keyed creates are looked up too (else a key MediaGen still replays needs no lookup). */
 	findKeyed?: boolean;
+	/**
+	 * Whether the node may run more than once in an execution (identity.ts repeatsInExecution):
+	 * then more records found on one record than the run's items asked for are its later
+	 * positions' (taken oldest first), else another execution's (the items are unsure).
+	 */
+	repeats?: boolean;
 	/** Now (ms), for tests. */
 	now?: number;
 	/** MediaGen's clock against n8n's (ms), read once per run by its first lookup (Clock). */
@@ -77,7 +90,10 @@ export interface Found {
 class Clock {
 	constructor(private readonly lookup: Lookup) {}
 
-	/** `after` (n8n's clock) as a bound on MediaGen's `created_at`, with the margin it needs. */
+	/**
+	 * `after` (n8n's clock) as a bound on MediaGen's `created_at`: records at or after it were
+	 * made after the lost try began, if n8n's clock did not move between that try and now.
+	 */
 	async bound(): Promise<number | undefined> {
 		const { after } = this.lookup;
 		if (after === undefined) return undefined;
@@ -85,6 +101,18 @@ class Clock {
 		return skew === undefined
 			? after - RECOVERY.clockMarginMs
 			: after + skew - RECOVERY.measuredMarginMs;
+	}
+
+	/**
+	 * The start of the band before `bound()` where a record may still be the lost try's, n8n's
+	 * clock having been stepped since (up to the documented 10 minutes): such a record is neither
+	 * taken nor ignored, its item is unsure.
+	 */
+	async band(): Promise<number | undefined> {
+		const { after } = this.lookup;
+		if (after === undefined) return undefined;
+		const skew = await (this.lookup.skew ??= this.read());
+		return after + (skew ?? 0) - RECOVERY.clockMarginMs;
 	}
 
 	private async read(): Promise<number | undefined> {
@@ -268,18 +296,24 @@ function boundHit(path: string, since: number | undefined): string {
 class Lookups {
 	readonly clock: Clock;
 	private readonly windows = new Map<string, Window>();
-	constructor(readonly lookup: Lookup) {
+	/** How many plans of each group of equal asks (askOf) were looked up already. */
+	private readonly asked = new Map<string, number>();
+	constructor(
+		readonly lookup: Lookup,
+		/** The plans looked up together: how many of them ask for the same record's work. */
+		private readonly plans: RecoverablePlan[] = [],
+	) {
 		this.clock = new Clock(lookup);
 	}
 
-	/** Generations since the lost try began (or, for keys, since they can still be replayed). */
+	/** Generations since the lost try may have begun (or, for keys, since they can be replayed). */
 	generations(since: 'lostTry' | 'keyLifetime'): Window {
 		let window = this.windows.get(since);
 		if (!window) {
 			const { lookup } = this;
 			const bound =
 				since === 'lostTry'
-					? () => this.clock.bound()
+					? () => this.clock.band()
 					: async () => (lookup.now ?? Date.now()) - 24 * 3_600_000;
 			window = new Window(lookup, '/generations', { status: 'all' }, bound);
 			this.windows.set(since, window);
@@ -292,6 +326,56 @@ class Lookups {
 		const { after, now } = this.lookup;
 		return after !== undefined && (now ?? Date.now()) - after < RECOVERY.keyLifetimeMs;
 	}
+
+	/** How many plans not looked up yet (this one included) ask for what `plan` asks for. */
+	left(plan: RecoverablePlan, rule: ChargedRule | RecoverRule): number {
+		const ask = askOf(plan, rule);
+		const all = this.plans.filter((p) => askOf(p, rule) === ask).length || 1;
+		const done = this.asked.get(ask) ?? 0;
+		this.asked.set(ask, done + 1);
+		return Math.max(1, all - done);
+	}
+}
+
+/** What a plan asks of a rule's records: the endpoint and every value its rule matches on. */
+function askOf(plan: RecoverablePlan, rule: ChargedRule | RecoverRule): string {
+	const match =
+		'evidence' in rule
+			? rule.evidence.match
+			: 'match' in rule
+				? rule.match
+				: ({} as Record<string, string>);
+	const values = Object.values(match).map((t) => templateValue(t, plan.request));
+	return JSON.stringify([plan.endpoint.name, plan.request.path, values]);
+}
+
+/** Records (groups) found for an item, with their MediaGen time: taken, unsure, or none. */
+async function pick(
+	lookups: Lookups,
+	groups: IDataObject[][],
+	claimed: Set<string>,
+	left: number,
+	time: (r: IDataObject) => number | undefined = (r) => timeOf(r.created_at),
+): Promise<{ jobs?: IDataObject[]; unsure?: string }> {
+	const free = groups.filter((g) => g.every((r) => !claimed.has(String(r.id))));
+	if (!free.length) return {};
+	const sure = await lookups.clock.bound();
+	const inBand = (g: IDataObject[]) =>
+		sure !== undefined && g.some((r) => (time(r) ?? Infinity) < sure);
+	const certain = free.filter((g) => !inBand(g));
+	const ids = (list: IDataObject[][]) =>
+		list
+			.flat()
+			.map((r) => String(r.id))
+			.join(', ');
+	if (certain.length > left && !lookups.lookup.repeats)
+		return {
+			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), more than the ${left} item(s) of this run that asked for it: another execution worked on the same record, and the node cannot tell which is this item's`,
+		};
+	if (certain.length) return { jobs: certain[0] };
+	return {
+		unsure: `MediaGen holds ${ids(free)}, made up to ${RECOVERY.clockMarginMs / 60_000} minutes before the lost try began by n8n's clock now: n8n's clock may have moved since that try (docs/api-assumptions.md, Clocks), so the node cannot tell whether it is this item's or older work`,
+	};
 }
 
 /** Finds one plan's jobs by its rule: the oldest group not taken yet, or unsure, or nothing. */
@@ -305,50 +389,66 @@ async function findByRule(
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
 	const byRecord = lookups.lookup.ranBefore;
+	const left = lookups.left(plan, rule);
+	let found: { jobs?: IDataObject[]; unsure?: string };
 	if (rule.by === 'generations') {
 		read = await lookups.generations('lostTry').records();
 		const sameKey = key ? read.records.filter((r) => r.idempotency_key === key) : [];
-		const records =
-			sameKey.length || !byRecord
-				? sameKey
-				: read.records.filter((r) => matches(r, rule.match, plan.request));
-		groups = groupsOf(records.reverse(), !!rule.batch);
+		if (sameKey.length) {
+			// the key proves whose they are, whatever their time
+			const jobs = groupsOf(sameKey.reverse(), !!rule.batch).find((g) =>
+				g.every((r) => !claimed.has(String(r.id))),
+			);
+			found = jobs ? { jobs } : {};
+		} else if (!byRecord) found = {};
+		else {
+			const records = read.records.filter((r) => matches(r, rule.match, plan.request));
+			groups = groupsOf(records.reverse(), !!rule.batch);
+			found = await pick(lookups, groups, claimed, left);
+		}
 	} else if (!byRecord) {
 		return {};
 	} else {
-		const since = await lookups.clock.bound();
+		const since = await lookups.clock.band();
 		read = await foundElsewhere(lookups.lookup, rule, plan.request, since);
-		groups = read.records.map((r) => [r]);
+		found = await pick(
+			lookups,
+			read.records.map((r) => [r]),
+			claimed,
+			left,
+		);
 	}
-	const jobs = groups.find((group) => group.every((r) => !claimed.has(String(r.id))));
-	if (jobs) return { jobs };
+	if (found.jobs || found.unsure) return found;
 	return read.complete
 		? {}
 		: {
 				unsure: boundHit(
 					rule.by === 'generations' ? '/generations' : plan.request.path,
-					await lookups.clock.bound(),
+					await lookups.clock.band(),
 				),
 			};
 }
+
+/** Where a provenance record's job goes: to the item with its request, else with its index. */
+const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
 
 /**
  * For every plan whose endpoint starts jobs, the jobs an earlier try of this run and position
  * started (by item index), and the items whose lookup could not be completed (unsure: not to be
  * sent). A plan in neither had started nothing that can be found: it is sent (once). Keyed
  * endpoints within a day of the lost try need no lookup: the same key returns the original job
- * (spec: credit rule 6).
+ * (spec: credit rule 6), and the key derives from the item's request (identity.ts).
  */
 export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[]): Promise<Found> {
 	const result: Found = { found: new Map(), unsure: new Map() };
-	const lookups = new Lookups(lookup);
+	const lookups = new Lookups(lookup, plans);
 	const claimed = lookup.claimed;
 	const claim = (itemIndex: number, jobs: IDataObject[]) => {
 		for (const j of jobs) claimed.add(String(j.id));
 		result.found.set(itemIndex, jobs);
 	};
 
-	let own: Map<number, IDataObject[]> | undefined;
+	let own: Map<string, IDataObject[]> | undefined;
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
@@ -358,12 +458,13 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 				own = new Map();
 				const mine = await ownProvenance(lookup, (await window.records()).records);
 				for (const { record, p } of mine.reverse())
-					own.set(p.itemIndex, [...(own.get(p.itemIndex) ?? []), record]);
+					own.set(slotOfRecord(p), [...(own.get(slotOfRecord(p)) ?? []), record]);
 			}
-			const jobs = own.get(plan.itemIndex);
-			if (jobs) claim(plan.itemIndex, jobs);
+			const jobs =
+				(plan.requestId ? own.get(plan.requestId) : undefined) ?? own.get(`item:${plan.itemIndex}`);
+			if (jobs && jobs.every((j) => !claimed.has(String(j.id)))) claim(plan.itemIndex, jobs);
 			else if (!(await window.records()).complete)
-				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.bound()));
+				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.band()));
 			continue;
 		}
 		const keyed =
@@ -377,21 +478,54 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 }
 
 /**
- * A create refused with 409 `idempotency_key_reused`: an earlier try sent the key with another
- * body. The job it made, found by the key or (Generation → Create) by its provenance, if any.
+ * The jobs an earlier try of this run and position started (found by their provenance) for a
+ * request that no item of this run asks for now: the input or the node changed before n8n's
+ * Retry (a row removed or edited, the prompt changed). They were charged and belong to no item:
+ * the run names them. Only for Generation → Create (a `provenance` rule) in a run that repeats
+ * a lost try; jobs made before requests were recorded in the provenance are left out.
+ */
+export async function orphansOf(lookup: Lookup, plans: RecoverablePlan[]): Promise<IDataObject[]> {
+	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
+	if (!lookup.retrying || !mine.length) return [];
+	const asked = new Set(plans.map((p) => p.requestId));
+	const { records } = await new Lookups(lookup).generations('lostTry').records();
+	return (await ownProvenance(lookup, records))
+		.filter(({ p }) => p.request && !asked.has(p.request))
+		.map(({ record }) => record);
+}
+
+/**
+ * A create of n8n's Retry refused with 409 `idempotency_key_reused`: an earlier try sent the key
+ * with another body (its provenance named another execution). The job it made, found by the key
+ * or (Generation → Create) by its provenance, if it was made for this item's request; unsure
+ * when the run's identity made more than one job for that request (a sub-workflow called twice
+ * with the same items: each call's retry derives the same key, and cannot tell which is its own).
  */
 export async function jobOfReusedKey(
 	lookup: Lookup,
 	plan: RecoverablePlan,
-): Promise<IDataObject[] | undefined> {
+): Promise<{ jobs: IDataObject[] } | { unsure: string } | undefined> {
 	const lookups = new Lookups(lookup);
 	const { records } = await lookups.generations('keyLifetime').records();
 	const key = plan.request.idempotencyKey;
 	const sameKey = records.filter((r) => key && r.idempotency_key === key);
-	if (sameKey.length) return sameKey;
-	const mine = await ownProvenance(lookup, records);
-	const jobs = mine.filter(({ p }) => p.itemIndex === plan.itemIndex).map((m) => m.record);
-	return jobs.length ? jobs : undefined;
+	const mine = (await ownProvenance(lookup, records)).filter(({ p }) =>
+		plan.requestId && p.request ? p.request === plan.requestId : p.itemIndex === plan.itemIndex,
+	);
+	const ids = (list: IDataObject[]) => list.map((r) => String(r.id)).join(', ');
+	const recorded = sameKey.map((r) => provenanceIn(r)?.request).find((r) => r !== undefined);
+	if (sameKey.length && plan.requestId && recorded && recorded !== plan.requestId)
+		return {
+			unsure: `MediaGen's job ${ids(sameKey)} under this Idempotency-Key was made for another request (other values than this item's)`,
+		};
+	const others = plan.ownKey ? [] : mine.filter(({ record }) => record.idempotency_key !== key);
+	if (sameKey.length && others.length)
+		return {
+			unsure: `This run's identity made more than one job for this item's request (${ids([...sameKey, ...others.map((m) => m.record)])}, in other executions: a sub-workflow called more than once with the same items)`,
+		};
+	if (sameKey.length) return { jobs: sameKey };
+	const jobs = mine.map((m) => m.record);
+	return jobs.length ? { jobs } : undefined;
 }
 
 /** The entries of a charged call's evidence that record one call's work, oldest first. */
@@ -400,7 +534,7 @@ async function evidenceOf(
 	rule: ChargedRule,
 	plan: RecoverablePlan,
 ): Promise<IDataObject[]> {
-	const since = await lookups.clock.bound();
+	const since = await lookups.clock.band();
 	const path = fillPath(rule.evidence.path, '', plan.request.params);
 	const read = await foundElsewhere(
 		lookups.lookup,
@@ -442,12 +576,20 @@ async function answerOf(
  */
 export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): Promise<Found> {
 	const result: Found = { found: new Map(), unsure: new Map() };
-	const lookups = new Lookups(lookup);
+	const lookups = new Lookups(lookup, plans);
 	for (const plan of plans) {
 		const rule = plan.endpoint.charged;
 		if (!rule || !lookup.ranBefore) continue;
 		const entries = await evidenceOf(lookups, rule, plan);
-		const entry = entries.find((e) => !lookup.claimed.has(String(e.id)));
+		const left = lookups.left(plan, rule);
+		const { jobs, unsure } = await pick(
+			lookups,
+			entries.map((e) => [e]),
+			lookup.claimed,
+			left,
+		);
+		if (unsure) result.unsure.set(plan.itemIndex, unsure);
+		const entry = jobs?.[0];
 		if (!entry) continue;
 		lookup.claimed.add(String(entry.id));
 		result.found.set(plan.itemIndex, await answerOf(lookup, rule, plan, entry));
