@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 /**
  * One case of the simulation (./scenario.ts) against the sandbox, with the engine crash harness
  * (test/engine/crashHarness.ts): n8n-core runs the workflow in a child process killed with

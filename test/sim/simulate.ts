@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 /**
  * The simulation's property: fast-check draws cases (./scenario.ts), runs each (./run.ts) and
  * fails on the first broken invariant, then shrinks it; the error names the seed and the path to

@@ -132,6 +132,21 @@ export interface RunMemory {
 	upload(itemIndex: number, key: string): UploadMemory;
 }
 
+/**
+ * The index under which an earlier try recorded an item's work: the item with the same request
+ * where the try recorded requests, else the same index.
+ */
+function slotOf(
+	memory: Memory,
+	at: string,
+	itemIndex: number,
+	request: string | undefined,
+): string | undefined {
+	const requests = memory.requests?.[at];
+	if (!request || !requests || !Object.keys(requests).length) return String(itemIndex);
+	return Object.entries(requests).find(([, r]) => r === request)?.[0];
+}
+
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
 export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const memory = memoryOf(ctx);
@@ -147,19 +162,10 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	};
 	const idsOf = (byItem: Record<string, IDataObject[]> | undefined) =>
 		Object.values(byItem ?? {}).flatMap((records) => records.map((r) => String(r.id)));
-	/** The index under which an earlier try recorded the item's work (by request where known). */
-	const slotOf = (itemIndex: number, request: string | undefined): string | undefined => {
-		const requests = memory.requests?.[at];
-		if (!request || !requests || !Object.keys(requests).length) return String(itemIndex);
-		return Object.entries(requests).find(([, r]) => r === request)?.[0];
-	};
-	const note = (itemIndex: number, request: string | undefined) => {
-		if (request) ((memory.requests ??= {})[at] ??= {})[String(itemIndex)] = request;
-	};
-	const read = (byPosition: Memory['started'], itemIndex: number, request?: string) => {
-		const slot = slotOf(itemIndex, request);
-		return slot === undefined ? undefined : byPosition?.[at]?.[slot];
-	};
+	const note = (itemIndex: number, request: string | undefined) =>
+		request && (((memory.requests ??= {})[at] ??= {})[String(itemIndex)] = request);
+	const read = (byPosition: Memory['started'], itemIndex: number, request?: string) =>
+		byPosition?.[at]?.[slotOf(memory, at, itemIndex, request) ?? ''];
 	return {
 		of: (itemIndex, request) => read(memory.started, itemIndex, request),
 		add: (itemIndex, records, whole, request) => {
