@@ -266,6 +266,8 @@ export async function runCase(
 		n8nMajor: s.n8nMajor,
 		workflows: before.workflows,
 		clockOffsetMs: s.dayPasses ? -25 * 3_600_000 : s.clockOffsetMs,
+		// a loaded machine (CI, other suites) can take long to start n8n-core in the child
+		timeoutMs: 240_000,
 	});
 	const crashCreates = sb.control.requests({ method: 'POST', path: CREATE_PATH[s.kind] }).length;
 	await settle(api);
