@@ -57,6 +57,11 @@ export interface CrashOptions extends RunOptions {
 	killAt: KillPoint;
 	/** The kill point must come within this time (default 60 s), else the test fails. */
 	timeoutMs?: number;
+	/**
+	 * The killed n8n's clock against this process's (ms): n8n's clock at the crash differs from
+	 * its clock at the Retry (an NTP step after a restart, the Retry run by another main).
+	 */
+	clockOffsetMs?: number;
 }
 
 /** What is left of a killed n8n process. */
@@ -94,6 +99,7 @@ export async function crashExecution(
 		saved: saved.entries(),
 		polling: { ...POLLING },
 		retry: { ...RETRY },
+		clockOffsetMs: options.clockOffsetMs,
 	};
 	const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
 		cwd: REPO_ROOT,

@@ -29,6 +29,23 @@ export interface CrashTask {
 	saved: SavedEntry[];
 	polling: Partial<typeof POLLING>;
 	retry: Partial<typeof RETRY>;
+	/** This n8n process's clock against the real one (ms): n8n's clock stepped before a restart. */
+	clockOffsetMs?: number;
+}
+
+/** Shifts this process's clock (Date.now and `new Date()`) by `offset` ms. */
+function shiftClock(offset: number): void {
+	const Real = Date;
+	class Shifted extends Real {
+		constructor(...args: unknown[]) {
+			if (args.length === 0) super(Real.now() + offset);
+			else super(...(args as [string | number | Date]));
+		}
+		static now() {
+			return Real.now() + offset;
+		}
+	}
+	globalThis.Date = Shifted as DateConstructor;
 }
 
 /** What the child tells, in the order it happens. */
@@ -44,6 +61,7 @@ for (const node of Object.values(ACTION_NODES))
 const send = (m: WorkerMessage) => process.send?.(m);
 
 async function run(task: CrashTask): Promise<void> {
+	if (task.clockOffsetMs) shiftClock(task.clockOffsetMs);
 	Object.assign(POLLING, task.polling);
 	Object.assign(RETRY, task.retry);
 	const saved = new SavedExecutions();

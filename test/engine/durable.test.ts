@@ -210,12 +210,14 @@ describe('the identity of a run', () => {
 		expect(ids(r, 'MediaGen').some((id) => ids(earlier, 'MediaGen').includes(id))).toBe(false);
 	});
 
-	test('the node renamed and its prompt changed between the crash and the retry: the started jobs are still found, nothing is charged twice', async () => {
+	test('the node renamed and its prompt changed between the crash and the retry: each item gets a job of the prompt it has now, the earlier job is named in a warning (issue #36)', async () => {
 		const saved = new SavedExecutions();
 		sb.control.setCredits('main', 1 * COST);
 		const workflow = chain([{}, {}], [mediaGen('Make', generation())]);
 		const x = await dies(workflow, 'edit-x', saved);
 		expect(x.result.error?.message).toMatch(/^Not enough credits/);
+		const earlier = (await sb.control.requests({ method: 'POST', path: '/generations$' })).length;
+		expect(earlier).toBeGreaterThan(0);
 		sb.control.setCredits('main', 10 * COST);
 		sb.control.clearRequests();
 		// "Retry with the currently saved workflow": the node (same id) has a new name and prompt
@@ -224,9 +226,12 @@ describe('the identity of a run', () => {
 		const r = await retry(edited, x, 'Make', 'edit-r', saved);
 		expect(r.error).toBeUndefined();
 		const out = r.json('Make Image');
-		expect(out.map((o) => o.prompt)).toEqual(['a lighthouse in fog', 'a harbour']);
-		expect(creates()).toHaveLength(1);
-		expect(balance()).toBe(10 * COST - COST);
+		// never the lighthouse job for a harbour prompt: each output is the job of its own request
+		expect(out.map((o) => o.prompt)).toEqual(['a harbour', 'a harbour']);
+		expect(creates()).toHaveLength(2);
+		expect(balance()).toBe(10 * COST - 2 * COST);
+		const hints = (r.run.data.resultData.runData['Make Image'] ?? []).flatMap((t) => t.hints ?? []);
+		expect(hints.map((h) => h.message).join(' ')).toMatch(/for requests no item asks for now/);
 	});
 
 	test('a user-supplied Idempotency Key keeps precedence over the run identity', async () => {

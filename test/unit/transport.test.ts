@@ -1,19 +1,19 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
-import { defaultIdempotencyKey } from "../../nodes/shared/durable/identity";
+import { defaultIdempotencyKey } from '../../nodes/shared/durable/identity';
 import {
-    asNodeError,
-    errorBodyOf,
-    errorMessage,
-    issuesText,
-    statusOf,
+	asNodeError,
+	errorBodyOf,
+	errorMessage,
+	issuesText,
+	statusOf,
 } from '../../nodes/shared/transport/errors';
 import {
-    RETRY,
-    backoffDelay,
-    isRetrySafe,
-    retryAfterMs,
-    retryAfterWithJitter,
+	RETRY,
+	backoffDelay,
+	isRetrySafe,
+	retryAfterMs,
+	retryAfterWithJitter,
 } from '../../nodes/shared/transport/retry';
 
 describe('retry policy', () => {
@@ -48,19 +48,21 @@ test('Retry-After waits get jitter: at least the header, at most 10 % more (250 
 });
 
 describe('idempotency keys', () => {
-	const base = { token: '101', nodeId: 'node-a', position: 0, itemIndex: 0 };
+	const base = { token: '101', nodeId: 'node-a', position: 0, request: 'fp#1' };
 	test('stable for the same run, node, position and item (every try of the run)', () => {
 		expect(defaultIdempotencyKey(base)).toBe(defaultIdempotencyKey({ ...base }));
 	});
-	test('different for a new run, node, position or item', () => {
+	test('different for a new run, node, position, request (or rank of equal ones) or execution after a 409', () => {
 		const keys = new Set([
 			defaultIdempotencyKey(base),
 			defaultIdempotencyKey({ ...base, token: '102' }),
 			defaultIdempotencyKey({ ...base, nodeId: 'node-b' }),
 			defaultIdempotencyKey({ ...base, position: 1 }),
-			defaultIdempotencyKey({ ...base, itemIndex: 1 }),
+			defaultIdempotencyKey({ ...base, request: 'fp#2' }),
+			defaultIdempotencyKey({ ...base, request: 'other#1' }),
+			defaultIdempotencyKey({ ...base, execution: 'x2' }),
 		]);
-		expect(keys.size).toBe(5);
+		expect(keys.size).toBe(7);
 	});
 	test('within the spec limit of 120 characters', () => {
 		expect(defaultIdempotencyKey(base).length).toBeLessThanOrEqual(120);

@@ -12,6 +12,7 @@ import type {
 import type { Endpoint } from '../catalog/dsl';
 import type { CollectQuery } from '../durable/collect';
 import type { RunIdentity } from '../durable/identity';
+import { requestFingerprint, requestIdOf } from '../durable/identity';
 import type { RunMemory } from '../durable/memory';
 import type { Lookup } from '../durable/recovery';
 import type { PreparedRequest } from '../fields/request';
@@ -30,6 +31,8 @@ export interface RunState {
 	memory: RunMemory;
 	/** What a lookup at MediaGen for an earlier try's work needs (runs that have an identity). */
 	lookup?: Lookup;
+	/** How many items of the run asked for each request fingerprint so far (requestIdOf). */
+	requests?: Map<string, number>;
 }
 
 /** Where a list walk starts, how far it goes, and whether the next cursor goes to the output. */
@@ -79,6 +82,13 @@ export interface ItemPlan {
 	list?: ListSettings;
 	job?: JobPlan;
 	charged?: ChargedPlan;
+	/**
+	 * What the item asks for and which of the run's equal requests it is (requestIdOf): its key,
+	 * its provenance and its memory follow it, not its position.
+	 */
+	requestId?: string;
+	/** The key is the user's own (the Idempotency Key option), not the run's default. */
+	ownKey?: boolean;
 }
 
 /** What the send phase gives for an item: its output items, or the jobs to wait for. */
@@ -115,6 +125,17 @@ export function requestPlan(
 	values: IDataObject,
 ): ItemPlan {
 	return { itemIndex, endpoint, request: prepareRequest(ctx, endpoint, itemIndex, values) };
+}
+
+/** Sets the plan's request id (once), counting it among the run's requests. */
+export function identifyRequest(plan: ItemPlan, run: RunState): string {
+	if (plan.requestId) return plan.requestId;
+	const derived = Object.entries(plan.endpoint.body)
+		.filter(([, field]) => field.derived === 'idempotencyKey')
+		.map(([key]) => key);
+	const fingerprint = requestFingerprint(plan.request, derived);
+	plan.requestId = requestIdOf(fingerprint, (run.requests ??= new Map()));
+	return plan.requestId;
 }
 
 /** JSON records as output items of one input item. */

@@ -7,14 +7,21 @@
 
 import { claimEvidence } from '../durable/recovery';
 import type { Behaviour, ItemPlan } from './behaviour';
-import { outputs, requestPlan, SEND_WHEN_UNSURE, sendMarked, sendRequest } from './behaviour';
+import {
+	identifyRequest,
+	outputs,
+	requestPlan,
+	SEND_WHEN_UNSURE,
+	sendMarked,
+	sendRequest,
+} from './behaviour';
 import { toItems } from './plain';
 
 export const charged: Behaviour = {
 	properties: () => ({ options: [SEND_WHEN_UNSURE] }),
 	async prepare(ctx, endpoint, itemIndex, run, values) {
 		const plan: ItemPlan = requestPlan(ctx, endpoint, itemIndex, values);
-		plan.charged = { answer: run.memory.answerOf(itemIndex) };
+		plan.charged = { answer: run.memory.answerOf(itemIndex, identifyRequest(plan, run)) };
 		return plan;
 	},
 	async send(ctx, plan, run) {
@@ -25,7 +32,7 @@ export const charged: Behaviour = {
 				sendRequest(ctx, request, itemIndex),
 			);
 			answer = toItems(body);
-			run.memory.answer(itemIndex, answer);
+			run.memory.answer(itemIndex, answer, plan.requestId);
 			if (run.lookup?.retrying) {
 				await claimEvidence(run.lookup, plan);
 				run.memory.claim(run.lookup.claimed);

@@ -6,7 +6,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { defaultIdempotencyKey } from '../durable/identity';
 import type { ItemPlan, RunState } from './behaviour';
-import { optionsOf } from './behaviour';
+import { identifyRequest, optionsOf } from './behaviour';
 
 export const IDEMPOTENCY_OPTION: INodeProperties = {
 	displayName: 'Idempotency Key',
@@ -33,19 +33,27 @@ function ownIdempotencyKey(ctx: IExecuteFunctions, itemIndex: number): string {
 
 /** Sets the key of an item's request, where its endpoint takes one. */
 export function addIdempotencyKey(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState): void {
-	const { endpoint, request, itemIndex } = plan;
+	const { endpoint, itemIndex } = plan;
 	if (!endpoint.idempotent || !run.identity) return;
-	request.idempotencyKey =
-		ownIdempotencyKey(ctx, itemIndex) ||
-		defaultIdempotencyKey({
-			token: run.identity.token,
-			nodeId: ctx.getNode().id,
-			position: run.position,
-			itemIndex,
-		});
-	// Where the spec also (or only) names a body key, send the same key there.
-	for (const [key, field] of Object.entries(endpoint.body)) {
-		if (field.derived === 'idempotencyKey' && request.body)
-			request.body[key] = request.idempotencyKey;
+	const own = ownIdempotencyKey(ctx, itemIndex);
+	plan.ownKey = !!own;
+	setIdempotencyKey(
+		plan,
+		own ||
+			defaultIdempotencyKey({
+				token: run.identity.token,
+				nodeId: ctx.getNode().id,
+				position: run.position,
+				request: identifyRequest(plan, run),
+			}),
+	);
+}
+
+/** Sets the key of an item's request, in the header and where the spec names a body key. */
+export function setIdempotencyKey(plan: ItemPlan, key: string): void {
+	const { endpoint, request } = plan;
+	request.idempotencyKey = key;
+	for (const [name, field] of Object.entries(endpoint.body)) {
+		if (field.derived === 'idempotencyKey' && request.body) request.body[name] = key;
 	}
 }

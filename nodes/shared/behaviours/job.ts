@@ -9,7 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Endpoint } from '../catalog/dsl';
 import type { CollectQuery } from '../durable/collect';
 import { collectByProvenance } from '../durable/collect';
-import { PROVENANCE_KEY, provenanceOf } from '../durable/identity';
+import { defaultIdempotencyKey, PROVENANCE_KEY, provenanceOf } from '../durable/identity';
 import { jobOfReusedKey } from '../durable/recovery';
 import type { PreparedRequest } from '../fields/request';
 import { checkMaxCredits, estimateCredits } from '../jobs/credits';
@@ -20,8 +20,10 @@ import type { PendingJob } from '../jobs/poller';
 import { pendingJob } from '../jobs/poller';
 import { asNodeError, errorBodyOf, statusOf } from '../transport/errors';
 import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
+import { setIdempotencyKey } from './idempotency';
 import {
 	binaryProperty,
+	identifyRequest,
 	optionsOf,
 	outputs,
 	requestPlan,
@@ -139,10 +141,8 @@ function addProvenance(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState): v
 	const takesContext = !endpoint.nodeOperation && endpoint.body.context?.kind === 'json';
 	if (!takesContext || !request.body || !run.identity) return;
 	const own = (request.body.context ?? {}) as IDataObject;
-	request.body.context = {
-		...own,
-		[PROVENANCE_KEY]: { ...provenanceOf(ctx, run.identity, run.position, itemIndex) },
-	};
+	const where = provenanceOf(ctx, run.identity, run.position, itemIndex, plan.requestId);
+	request.body.context = { ...own, [PROVENANCE_KEY]: { ...where } };
 }
 
 /** The id of the job a Wait operation waits for: its path parameter or field `jobId`. */
@@ -225,20 +225,51 @@ function isReusedKey(error: unknown): boolean {
 }
 
 /**
- * The create, marked in the run's memory until answered. A key an earlier try of this run sent
- * with another body (409 `idempotency_key_reused`: a retry after a lost answer) is that try's
- * job: it is found at MediaGen and waited for instead of being a dead end.
+ * The create, marked in the run's memory until answered. A 409 `idempotency_key_reused` (the key
+ * was sent before with another body) means:
+ * - in n8n's Retry (or a sub-execution of a retried parent): an earlier try of this run made the
+ *   item's job (a retry after a lost answer): it is found at MediaGen and waited for, when its
+ *   recorded request is this item's (jobOfReusedKey);
+ * - in a new execution with the run's default key: ANOTHER execution derived the same key (a
+ *   sub-workflow called twice with the same items): its job is never taken; this run's own job
+ *   is started under a key of this execution;
+ * - with the user's own Idempotency Key: the job made under it, as the user asked.
  */
 async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState) {
 	const { request, itemIndex } = plan;
+	const send = async () =>
+		startedJobs(await sendMarked(ctx, run, itemIndex, () => sendRequest(ctx, request, itemIndex)));
 	try {
-		return startedJobs(
-			await sendMarked(ctx, run, itemIndex, () => sendRequest(ctx, request, itemIndex)),
-		);
+		return await send();
 	} catch (error) {
 		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
-		const jobs = run.lookup && (await jobOfReusedKey(run.lookup, plan));
-		if (jobs) return jobs;
+		const lookup = run.lookup;
+		if (lookup && !lookup.retrying && !plan.ownKey && run.identity && plan.requestId) {
+			setIdempotencyKey(
+				plan,
+				defaultIdempotencyKey({
+					token: run.identity.token,
+					nodeId: ctx.getNode().id,
+					position: run.position,
+					request: plan.requestId,
+					execution: String(ctx.getExecutionId() ?? ''),
+				}),
+			);
+			return await send().catch((e: unknown) => {
+				throw asNodeError(ctx, e, itemIndex);
+			});
+		}
+		const found = lookup && (await jobOfReusedKey(lookup, plan));
+		if (found && 'unsure' in found)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Cannot tell which job an earlier try of this run made for item ${itemIndex + 1}`,
+				{
+					itemIndex,
+					description: `${found.unsure}. Nothing was started or charged now. Check these jobs at MediaGen and use Generation → Wait with the right ID.`,
+				},
+			);
+		if (found) return found.jobs;
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`An earlier try of this run made item ${itemIndex + 1}’s job with the same Idempotency-Key`,
@@ -277,13 +308,14 @@ export const job: Behaviour = {
 	properties: jobProperties,
 	async prepare(ctx, endpoint, itemIndex, run, values) {
 		const plan = requestPlan(ctx, endpoint, itemIndex, values);
+		const requestId = identifyRequest(plan, run);
 		addProvenance(ctx, plan, run);
 		const collect =
 			endpoint.nodeOperation?.kind === 'collect'
 				? collectQueryOf(ctx, plan.request, itemIndex)
 				: undefined;
 		const waits = isWait(endpoint);
-		const remembered = waits ? undefined : run.memory.of(itemIndex);
+		const remembered = waits ? undefined : run.memory.of(itemIndex, requestId);
 		const settings = jobSettings(ctx, itemIndex);
 		plan.job = {
 			settings: waits ? { ...settings, waitForCompletion: true } : settings,
@@ -304,7 +336,7 @@ export const job: Behaviour = {
 		else {
 			// remembered for n8n's Retry as soon as MediaGen answers
 			started = await createJobs(ctx, plan, run);
-			run.memory.add(itemIndex, started, !settings?.waitForCompletion);
+			run.memory.add(itemIndex, started, !settings?.waitForCompletion, plan.requestId);
 		}
 		if (!settings?.waitForCompletion || !endpoint.job) return outputs(started, itemIndex);
 		// an id known from the node context or a Wait's parameter: the poller reads it first

@@ -36,6 +36,11 @@ export interface Provenance {
 	run: string;
 	runIndex: number;
 	itemIndex: number;
+	/**
+	 * The item's request (requestIdOf): what it asked for and which of the run's equal requests it
+	 * is. A job found again goes to the item whose request this is, never by position alone.
+	 */
+	request?: string;
 }
 
 const hash = (material: string) => createHash('sha256').update(material).digest('hex');
@@ -197,6 +202,7 @@ export function provenanceOf(
 	identity: RunIdentity,
 	position: number,
 	itemIndex: number,
+	request?: string,
 ): Provenance {
 	const node = ctx.getNode();
 	return {
@@ -207,6 +213,7 @@ export function provenanceOf(
 		run: identity.token,
 		runIndex: position,
 		itemIndex,
+		...(request ? { request } : {}),
 	};
 }
 
@@ -223,6 +230,7 @@ export function provenanceIn(record: IDataObject | undefined): Provenance | unde
 		run: p.run,
 		runIndex: Number(p.runIndex ?? 0),
 		itemIndex: Number(p.itemIndex ?? 0),
+		...(typeof p.request === 'string' ? { request: p.request } : {}),
 	};
 }
 
@@ -271,8 +279,82 @@ export function defaultIdempotencyKey(parts: {
 	nodeId: string;
 	/** The run's position: n8n's run index less the runs its crash recovery added. */
 	position: number;
-	itemIndex: number;
+	/** The item's request (requestIdOf): not its index, which changes when the input does. */
+	request: string;
+	/** Another execution made a job with the key this run derives (a sub-workflow called twice). */
+	execution?: string;
 }): string {
-	const material = `${parts.token}|${parts.nodeId}|${parts.position}|${parts.itemIndex}`;
+	const own = parts.execution ? `|x:${parts.execution}` : '';
+	const material = `${parts.token}|${parts.nodeId}|${parts.position}|q:${parts.request}${own}`;
 	return `n8n-${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
+}
+
+/** The fields of a request body that say where it came from, not what it asks for. */
+const notAsked = (body: IDataObject, derivedKeys: string[]): IDataObject => {
+	const rest: IDataObject = { ...body };
+	for (const key of derivedKeys) delete rest[key];
+	const context = rest.context as IDataObject | undefined;
+	if (context && typeof context === 'object' && PROVENANCE_KEY in context) {
+		const own: IDataObject = { ...context };
+		delete own[PROVENANCE_KEY];
+		rest.context = own;
+	}
+	return rest;
+};
+
+/** JSON with object keys sorted: equal values give equal text. */
+function stableJson(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+	if (value && typeof value === 'object') {
+		const entries = Object.keys(value as object)
+			.sort()
+			.map((k) => `${JSON.stringify(k)}:${stableJson((value as IDataObject)[k])}`);
+		return `{${entries.join(',')}}`;
+	}
+	return JSON.stringify(value ?? null);
+}
+
+/**
+ * What an item asks MediaGen for: method, path, query and body, less its key and provenance (the
+ * same request in a retry gives the same fingerprint, whatever the item's position).
+ */
+export function requestFingerprint(
+	request: { method: string; path: string; qs: IDataObject; body?: IDataObject },
+	derivedKeys: string[] = [],
+): string {
+	const asked = [
+		request.method,
+		request.path,
+		request.qs,
+		notAsked(request.body ?? {}, derivedKeys),
+	];
+	return hash(stableJson(asked)).slice(0, 32);
+}
+
+/**
+ * An item's request id: its fingerprint and which of the run's equal requests it is (`seen`
+ * counts them, in item order): `fp#1`, `fp#2`… The same rows in another order, or with rows
+ * added and removed, keep their ids; duplicates are told apart by their rank.
+ */
+export function requestIdOf(fingerprint: string, seen: Map<string, number>): string {
+	const rank = (seen.get(fingerprint) ?? 0) + 1;
+	seen.set(fingerprint, rank);
+	return `${fingerprint}#${rank}`;
+}
+
+/**
+ * Whether this node may run more than once in one execution: it stands in a cycle of the
+ * workflow (Loop Over Items, or a loop wired back by hand), found with n8n's getParentNodes
+ * (Workflow.getParentNodes: every node upstream). Then work found on one record belongs to the
+ * run's positions in order; else a surplus of it is another execution's.
+ */
+export function repeatsInExecution(ctx: IExecuteFunctions): boolean {
+	if (typeof ctx.getParentNodes !== 'function') return true;
+	const name = ctx.getNode().name;
+	try {
+		const parents = ctx.getParentNodes(name);
+		return parents.some((p) => p.name === name || p.type === 'n8n-nodes-base.splitInBatches');
+	} catch {
+		return true;
+	}
 }

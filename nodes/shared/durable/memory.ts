@@ -38,6 +38,11 @@ interface Memory {
 	view?: SavedView;
 	/** Jobs started per run position, then per item index. */
 	started?: Record<string, Record<string, IDataObject[]>>;
+	/**
+	 * The request id (identity.ts requestIdOf) of each item that started jobs or was answered, per
+	 * position then item index: a retry whose input changed finds an item's work by its request.
+	 */
+	requests?: Record<string, Record<string, string>>;
 	/** Answers of charged calls that answer at once, per run position, then per item index. */
 	answered?: Record<string, Record<string, IDataObject[]>>;
 	/** Items whose create or charged call was sent and not answered, per position. */
@@ -90,14 +95,18 @@ function kept(record: IDataObject, whole: boolean): IDataObject {
 
 /** One run position's memory: read what an earlier try did, write what this one does. */
 export interface RunMemory {
-	/** Jobs an earlier try of this run started for the item (n8n's Retry), if any. */
-	of(itemIndex: number): IDataObject[] | undefined;
+	/**
+	 * Jobs an earlier try of this run started for the item (n8n's Retry), if any: those of the
+	 * earlier item with the same `request` id where the earlier try recorded it (the input may
+	 * have changed between the tries), else those of the same index.
+	 */
+	of(itemIndex: number, request?: string): IDataObject[] | undefined;
 	/** Remembers the jobs an item started (`whole`: keep the full answer, it is the output). */
-	add(itemIndex: number, records: IDataObject[], whole: boolean): void;
-	/** The answer of a charged call an earlier try got for the item, if any. */
-	answerOf(itemIndex: number): IDataObject[] | undefined;
+	add(itemIndex: number, records: IDataObject[], whole: boolean, request?: string): void;
+	/** The answer of a charged call an earlier try got for the item (as `of`), if any. */
+	answerOf(itemIndex: number, request?: string): IDataObject[] | undefined;
 	/** Remembers the answer of an item's charged call. */
-	answer(itemIndex: number, records: IDataObject[]): void;
+	answer(itemIndex: number, records: IDataObject[], request?: string): void;
 	/** Whether an earlier try sent the item's create or charged call and got no answer. */
 	isUnsure(itemIndex: number): boolean;
 	/** Written before an item's create or charged call is sent: until its answer, it may be done. */
@@ -123,6 +132,21 @@ export interface RunMemory {
 	upload(itemIndex: number, key: string): UploadMemory;
 }
 
+/**
+ * The index under which an earlier try recorded an item's work: the item with the same request
+ * where the try recorded requests, else the same index.
+ */
+function slotOf(
+	memory: Memory,
+	at: string,
+	itemIndex: number,
+	request: string | undefined,
+): string | undefined {
+	const requests = memory.requests?.[at];
+	if (!request || !requests || !Object.keys(requests).length) return String(itemIndex);
+	return Object.entries(requests).find(([, r]) => r === request)?.[0];
+}
+
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
 export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const memory = memoryOf(ctx);
@@ -138,17 +162,23 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	};
 	const idsOf = (byItem: Record<string, IDataObject[]> | undefined) =>
 		Object.values(byItem ?? {}).flatMap((records) => records.map((r) => String(r.id)));
+	const note = (itemIndex: number, request: string | undefined) =>
+		request && (((memory.requests ??= {})[at] ??= {})[String(itemIndex)] = request);
+	const read = (byPosition: Memory['started'], itemIndex: number, request?: string) =>
+		byPosition?.[at]?.[slotOf(memory, at, itemIndex, request) ?? ''];
 	return {
-		of: (itemIndex) => memory.started?.[at]?.[String(itemIndex)],
-		add: (itemIndex, records, whole) => {
+		of: (itemIndex, request) => read(memory.started, itemIndex, request),
+		add: (itemIndex, records, whole, request) => {
 			begin();
 			((memory.started ??= {})[at] ??= {})[String(itemIndex)] = records.map((r) => kept(r, whole));
+			note(itemIndex, request);
 			settle(itemIndex);
 		},
-		answerOf: (itemIndex) => memory.answered?.[at]?.[String(itemIndex)],
-		answer: (itemIndex, records) => {
+		answerOf: (itemIndex, request) => read(memory.answered, itemIndex, request),
+		answer: (itemIndex, records, request) => {
 			begin();
 			((memory.answered ??= {})[at] ??= {})[String(itemIndex)] = records;
+			note(itemIndex, request);
 			settle(itemIndex);
 		},
 		isUnsure: (itemIndex) => !!memory.unsure?.[at]?.includes(itemIndex),
@@ -170,6 +200,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 			if (taken.length) memory.claimed = [...new Set([...(memory.claimed ?? []), ...taken])];
 			const positions = [
 				memory.started,
+				memory.requests,
 				memory.answered,
 				memory.unsure,
 				memory.began,

@@ -6,293 +6,27 @@
  * is told apart; where the lists cannot prove that nothing was done, the item is named as unsure
  * instead of being sent. docs/batches.md lists the rules and what each one covers.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import type { ChargedRule, Endpoint, RecoverRule } from '../catalog/dsl';
-import type { PreparedRequest } from '../fields/request';
-import { fillPath, timeOf } from '../jobs/paths';
-import { asNodeError, statusOf } from '../transport/errors';
-import { listPages } from '../transport/pages';
+import type { ChargedRule, RecoverRule } from '../catalog/dsl';
+import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
-import type { Provenance, RunIdentity } from './identity';
-import { fingerprintOf, provenanceIn } from './identity';
+import type { Provenance } from './identity';
+import { provenanceIn } from './identity';
+import type { Found, Lookup, RecoverablePlan } from './lookups';
+import {
+	boundHit,
+	fieldOf,
+	foundElsewhere,
+	groupsOf,
+	Lookups,
+	matches,
+	ownProvenance,
+	pick,
+} from './lookups';
 
-/** How far the lookups reach. */
-export const RECOVERY = {
-	/** Records may precede n8n's record of a run's start by this much when MediaGen's clock is unknown. */
-	clockMarginMs: 10 * 60_000,
-	/** The same once MediaGen's clock was read (its Date header): whole seconds and the request's time. */
-	measuredMarginMs: 2_000,
-	/** How long MediaGen answers a replayed Idempotency-Key with the original (24 h), less an hour. */
-	keyLifetimeMs: 23 * 3_600_000,
-	/** Records per list page. */
-	pageSize: 100,
-	/** Pages read at most per list. */
-	maxPages: 50,
-	/** Other executions whose saved data is compared with this run's (fingerprint). */
-	maxExecutions: 20,
-};
-
-/** What recovery needs of one item's plan. */
-export interface RecoverablePlan {
-	itemIndex: number;
-	endpoint: Endpoint;
-	request: PreparedRequest;
-}
-
-/** What a lookup is about: the run, its position, when its lost try began, what is taken. */
-export interface Lookup {
-	ctx: IExecuteFunctions;
-	identity: RunIdentity;
-	/** The run's position (n8n's run index less the runs its crash recovery added). */
-	position: number;
-	/** n8n's clock (ms): the lost try of this position began after it. */
-	after?: number;
-	/** Ids of jobs and tasks other items and positions took. */
-	claimed: Set<string>;
-	/** Whether this run may repeat a lost try (n8n's Retry, or a sub-execution of one). */
-	retrying: boolean;
-	/**
-	 * Whether a lost try may have run this node: else only exact matches (provenance, keys) are
-	 * taken, never records found by the record they belong to (another run's on the same record).
-	 */
-	ranBefore: boolean;
-	/** Requests go out although the execution was cancelled (Stop). */
-	ignoreCancel?: boolean;
-	/** Keyed creates are looked up too (else a key MediaGen still replays needs no lookup). */
-	findKeyed?: boolean;
-	/** Now (ms), for tests. */
-	now?: number;
-	/** MediaGen's clock against n8n's (ms), read once per run by its first lookup (Clock). */
-	skew?: Promise<number | undefined>;
-}
-
-/** What a lookup found: jobs or answers by item, and the items it cannot prove were not done. */
-export interface Found {
-	found: Map<number, IDataObject[]>;
-	unsure: Map<number, string>;
-}
-
-/** MediaGen's clock against n8n's, read once per run (kept on its Lookup) from a Date header. */
-class Clock {
-	constructor(private readonly lookup: Lookup) {}
-
-	/** `after` (n8n's clock) as a bound on MediaGen's `created_at`, with the margin it needs. */
-	async bound(): Promise<number | undefined> {
-		const { after } = this.lookup;
-		if (after === undefined) return undefined;
-		const skew = await (this.lookup.skew ??= this.read());
-		return skew === undefined
-			? after - RECOVERY.clockMarginMs
-			: after + skew - RECOVERY.measuredMarginMs;
-	}
-
-	private async read(): Promise<number | undefined> {
-		let date: number | undefined;
-		const sent = Date.now();
-		await mediaGenRequest(this.lookup.ctx, {
-			method: 'GET',
-			path: '/workspace',
-			ignoreCancel: this.lookup.ignoreCancel,
-			onHeaders: (headers) => {
-				const parsed = Date.parse(String(headers.date ?? ''));
-				if (Number.isFinite(parsed)) date = parsed;
-			},
-		}).catch(() => undefined);
-		// the Date header has whole seconds: its middle, against the middle of the request
-		return date === undefined ? undefined : date + 500 - Math.round((sent + Date.now()) / 2);
-	}
-}
-
-/** A list's records, newest first, down to `since` (or its start); whether it got there. */
-class Window {
-	private read?: Promise<{ records: IDataObject[]; complete: boolean }>;
-	constructor(
-		private readonly lookup: Lookup,
-		private readonly path: string,
-		private readonly qs: IDataObject,
-		private readonly since: () => Promise<number | undefined>,
-	) {}
-
-	async records() {
-		return await (this.read ??= this.walk());
-	}
-
-	private async walk() {
-		const since = await this.since();
-		const records: IDataObject[] = [];
-		const walk = {
-			path: this.path,
-			qs: this.qs,
-			pageSize: RECOVERY.pageSize,
-			maxPages: RECOVERY.maxPages,
-			ignoreCancel: this.lookup.ignoreCancel,
-		};
-		let pages = 0;
-		let ended = false;
-		for await (const page of listPages(this.lookup.ctx, walk)) {
-			pages++;
-			for (const record of page.records) {
-				const created = timeOf(record.created_at);
-				if (since !== undefined && created !== undefined && created < since)
-					return { records, complete: true };
-				records.push(record);
-			}
-			ended = !page.records.length || page.next === undefined;
-		}
-		return { records, complete: ended || pages < RECOVERY.maxPages };
-	}
-}
-
-/** A value of a rule's template: `{name}` a path parameter, `{body.x}` a body field, or literal. */
-function templateValue(template: string, request: PreparedRequest): unknown {
-	const m = /^\{(body\.)?(\w+)\}$/.exec(template);
-	if (!m) return template;
-	return m[1] ? request.body?.[m[2]] : request.params[m[2]];
-}
-
-/** A dotted field of a record, e.g. `context.adProjectId`. */
-function fieldOf(record: IDataObject, path: string): unknown {
-	let value: unknown = record;
-	for (const key of path.split('.')) value = (value as IDataObject | undefined)?.[key];
-	return value;
-}
-
-function matches(record: IDataObject, match: Record<string, string>, request: PreparedRequest) {
-	return Object.entries(match).every(([path, template]) => {
-		const want = templateValue(template, request);
-		return want === undefined || String(fieldOf(record, path)) === String(want);
-	});
-}
-
-/** The jobs of each group of records that one create started: a batch, or one record. */
-function groupsOf(records: IDataObject[], batch: boolean): IDataObject[][] {
-	if (!batch) return records.map((r) => [r]);
-	const byBatch = new Map<string, IDataObject[]>();
-	for (const r of records) {
-		const key = String(r.batch_id ?? r.id);
-		byBatch.set(key, [...(byBatch.get(key) ?? []), r]);
-	}
-	return [...byBatch.values()];
-}
-
-/**
- * The provenance records that belong to this run and position: its token, or (when the token of
- * the lost try was not durable) an execution whose saved data matches this run's saved data.
- */
-async function ownProvenance(
-	lookup: Lookup,
-	records: IDataObject[],
-): Promise<Array<{ record: IDataObject; p: Provenance }>> {
-	const { ctx, identity } = lookup;
-	const node = ctx.getNode();
-	const workflowId = String(ctx.getWorkflow().id ?? '');
-	const candidates = records
-		.map((record) => ({ record, p: provenanceIn(record) }))
-		.filter(
-			(c): c is { record: IDataObject; p: Provenance } =>
-				!!c.p &&
-				c.p.workflowId === workflowId &&
-				c.p.nodeId === node.id &&
-				c.p.runIndex === lookup.position,
-		);
-	const sameRun = new Set<string>([identity.token]);
-	if (identity.fingerprint) {
-		const others = [...new Set(candidates.map((c) => c.p.executionId))]
-			.filter((id) => !candidates.some((c) => c.p.executionId === id && c.p.run === identity.token))
-			.slice(0, RECOVERY.maxExecutions);
-		for (const executionId of others) {
-			const data = await ctx.getExecutionDataById(executionId).catch(() => undefined);
-			const name = candidates.find((c) => c.p.executionId === executionId)?.p.node ?? node.name;
-			if (data && fingerprintOf(data, name) === identity.fingerprint) {
-				for (const c of candidates) if (c.p.executionId === executionId) sameRun.add(c.p.run);
-			}
-		}
-	}
-	return candidates.filter((c) => sameRun.has(c.p.run));
-}
-
-/** The records a rule that reads elsewhere than /generations finds after `since`, oldest first. */
-async function foundElsewhere(
-	lookup: Lookup,
-	rule: Exclude<RecoverRule, { by: 'provenance' | 'generations' }>,
-	request: PreparedRequest,
-	since: number | undefined,
-): Promise<{ records: IDataObject[]; complete: boolean }> {
-	const path = fillPath(rule.path, '', request.params);
-	const after = (at: unknown) => since === undefined || (timeOf(at) ?? Infinity) >= since;
-	try {
-		const read =
-			rule.by === 'list'
-				? await new Window(lookup, path, {}, async () => since).records()
-				: { records: await readRecord(lookup, rule, path, after), complete: true };
-		const records = read.records
-			.filter((r) => after(r.created_at))
-			.sort((a, b) => (timeOf(a.created_at) ?? 0) - (timeOf(b.created_at) ?? 0));
-		return { records, complete: read.complete };
-	} catch (error) {
-		// the record the jobs belong to does not exist: no job of it can have started
-		if (statusOf(error) === 404) return { records: [], complete: true };
-		throw asNodeError(lookup.ctx, error);
-	}
-}
-
-async function readRecord(
-	lookup: Lookup,
-	rule: Extract<RecoverRule, { by: 'record' | 'self' }>,
-	path: string,
-	after: (at: unknown) => boolean,
-): Promise<IDataObject[]> {
-	const record = await mediaGenRequest<IDataObject>(lookup.ctx, {
-		method: 'GET',
-		path,
-		ignoreCancel: lookup.ignoreCancel,
-	});
-	if (rule.by === 'self') {
-		// a job started again in place (a failed canvas run retried): it left `failed` after `since`
-		return record && record.status !== 'failed' && after(record.updated_at)
-			? [{ ...record, created_at: record.updated_at }]
-			: [];
-	}
-	const within = record?.[rule.within];
-	return Array.isArray(within) ? (within as IDataObject[]) : [];
-}
-
-/** Why an item is unsure when a list was not read back to the lost try's start. */
-function boundHit(path: string, since: number | undefined): string {
-	const back = since === undefined ? '' : ` back to ${new Date(since).toISOString()}`;
-	return `MediaGen's list ${path} holds more than ${RECOVERY.maxPages * RECOVERY.pageSize} records since the lost try began${back}: the node read that many and could not tell whether this item's job was started`;
-}
-
-/** The lookups of one run: lists read once and shared by its items' rules. */
-class Lookups {
-	readonly clock: Clock;
-	private readonly windows = new Map<string, Window>();
-	constructor(readonly lookup: Lookup) {
-		this.clock = new Clock(lookup);
-	}
-
-	/** Generations since the lost try began (or, for keys, since they can still be replayed). */
-	generations(since: 'lostTry' | 'keyLifetime'): Window {
-		let window = this.windows.get(since);
-		if (!window) {
-			const { lookup } = this;
-			const bound =
-				since === 'lostTry'
-					? () => this.clock.bound()
-					: async () => (lookup.now ?? Date.now()) - 24 * 3_600_000;
-			window = new Window(lookup, '/generations', { status: 'all' }, bound);
-			this.windows.set(since, window);
-		}
-		return window;
-	}
-
-	/** Whether MediaGen still replays this run's keys (the lost try began less than a day ago). */
-	keysReplay(): boolean {
-		const { after, now } = this.lookup;
-		return after !== undefined && (now ?? Date.now()) - after < RECOVERY.keyLifetimeMs;
-	}
-}
+export type { Found, Lookup, RecoverablePlan } from './lookups';
+export { RECOVERY } from './lookups';
 
 /** Finds one plan's jobs by its rule: the oldest group not taken yet, or unsure, or nothing. */
 async function findByRule(
@@ -305,50 +39,66 @@ async function findByRule(
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
 	const byRecord = lookups.lookup.ranBefore;
+	const left = lookups.left(plan, rule);
+	let found: { jobs?: IDataObject[]; unsure?: string };
 	if (rule.by === 'generations') {
 		read = await lookups.generations('lostTry').records();
 		const sameKey = key ? read.records.filter((r) => r.idempotency_key === key) : [];
-		const records =
-			sameKey.length || !byRecord
-				? sameKey
-				: read.records.filter((r) => matches(r, rule.match, plan.request));
-		groups = groupsOf(records.reverse(), !!rule.batch);
+		if (sameKey.length) {
+			// the key proves whose they are, whatever their time
+			const jobs = groupsOf(sameKey.reverse(), !!rule.batch).find((g) =>
+				g.every((r) => !claimed.has(String(r.id))),
+			);
+			found = jobs ? { jobs } : {};
+		} else if (!byRecord) found = {};
+		else {
+			const records = read.records.filter((r) => matches(r, rule.match, plan.request));
+			groups = groupsOf(records.reverse(), !!rule.batch);
+			found = await pick(lookups, groups, claimed, left);
+		}
 	} else if (!byRecord) {
 		return {};
 	} else {
-		const since = await lookups.clock.bound();
+		const since = await lookups.clock.band();
 		read = await foundElsewhere(lookups.lookup, rule, plan.request, since);
-		groups = read.records.map((r) => [r]);
+		found = await pick(
+			lookups,
+			read.records.map((r) => [r]),
+			claimed,
+			left,
+		);
 	}
-	const jobs = groups.find((group) => group.every((r) => !claimed.has(String(r.id))));
-	if (jobs) return { jobs };
+	if (found.jobs || found.unsure) return found;
 	return read.complete
 		? {}
 		: {
 				unsure: boundHit(
 					rule.by === 'generations' ? '/generations' : plan.request.path,
-					await lookups.clock.bound(),
+					await lookups.clock.band(),
 				),
 			};
 }
+
+/** Where a provenance record's job goes: to the item with its request, else with its index. */
+const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
 
 /**
  * For every plan whose endpoint starts jobs, the jobs an earlier try of this run and position
  * started (by item index), and the items whose lookup could not be completed (unsure: not to be
  * sent). A plan in neither had started nothing that can be found: it is sent (once). Keyed
  * endpoints within a day of the lost try need no lookup: the same key returns the original job
- * (spec: credit rule 6).
+ * (spec: credit rule 6), and the key derives from the item's request (identity.ts).
  */
 export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[]): Promise<Found> {
 	const result: Found = { found: new Map(), unsure: new Map() };
-	const lookups = new Lookups(lookup);
+	const lookups = new Lookups(lookup, plans);
 	const claimed = lookup.claimed;
 	const claim = (itemIndex: number, jobs: IDataObject[]) => {
 		for (const j of jobs) claimed.add(String(j.id));
 		result.found.set(itemIndex, jobs);
 	};
 
-	let own: Map<number, IDataObject[]> | undefined;
+	let own: Map<string, IDataObject[]> | undefined;
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
@@ -358,12 +108,13 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 				own = new Map();
 				const mine = await ownProvenance(lookup, (await window.records()).records);
 				for (const { record, p } of mine.reverse())
-					own.set(p.itemIndex, [...(own.get(p.itemIndex) ?? []), record]);
+					own.set(slotOfRecord(p), [...(own.get(slotOfRecord(p)) ?? []), record]);
 			}
-			const jobs = own.get(plan.itemIndex);
-			if (jobs) claim(plan.itemIndex, jobs);
+			const jobs =
+				(plan.requestId ? own.get(plan.requestId) : undefined) ?? own.get(`item:${plan.itemIndex}`);
+			if (jobs && jobs.every((j) => !claimed.has(String(j.id)))) claim(plan.itemIndex, jobs);
 			else if (!(await window.records()).complete)
-				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.bound()));
+				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.band()));
 			continue;
 		}
 		const keyed =
@@ -377,21 +128,54 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 }
 
 /**
- * A create refused with 409 `idempotency_key_reused`: an earlier try sent the key with another
- * body. The job it made, found by the key or (Generation → Create) by its provenance, if any.
+ * The jobs an earlier try of this run and position started (found by their provenance) for a
+ * request that no item of this run asks for now: the input or the node changed before n8n's
+ * Retry (a row removed or edited, the prompt changed). They were charged and belong to no item:
+ * the run names them. Only for Generation → Create (a `provenance` rule) in a run that repeats
+ * a lost try; jobs made before requests were recorded in the provenance are left out.
+ */
+export async function orphansOf(lookup: Lookup, plans: RecoverablePlan[]): Promise<IDataObject[]> {
+	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
+	if (!lookup.retrying || !mine.length) return [];
+	const asked = new Set(plans.map((p) => p.requestId));
+	const { records } = await new Lookups(lookup).generations('lostTry').records();
+	return (await ownProvenance(lookup, records))
+		.filter(({ p }) => p.request && !asked.has(p.request))
+		.map(({ record }) => record);
+}
+
+/**
+ * A create of n8n's Retry refused with 409 `idempotency_key_reused`: an earlier try sent the key
+ * with another body (its provenance named another execution). The job it made, found by the key
+ * or (Generation → Create) by its provenance, if it was made for this item's request; unsure
+ * when the run's identity made more than one job for that request (a sub-workflow called twice
+ * with the same items: each call's retry derives the same key, and cannot tell which is its own).
  */
 export async function jobOfReusedKey(
 	lookup: Lookup,
 	plan: RecoverablePlan,
-): Promise<IDataObject[] | undefined> {
+): Promise<{ jobs: IDataObject[] } | { unsure: string } | undefined> {
 	const lookups = new Lookups(lookup);
 	const { records } = await lookups.generations('keyLifetime').records();
 	const key = plan.request.idempotencyKey;
 	const sameKey = records.filter((r) => key && r.idempotency_key === key);
-	if (sameKey.length) return sameKey;
-	const mine = await ownProvenance(lookup, records);
-	const jobs = mine.filter(({ p }) => p.itemIndex === plan.itemIndex).map((m) => m.record);
-	return jobs.length ? jobs : undefined;
+	const mine = (await ownProvenance(lookup, records)).filter(({ p }) =>
+		plan.requestId && p.request ? p.request === plan.requestId : p.itemIndex === plan.itemIndex,
+	);
+	const ids = (list: IDataObject[]) => list.map((r) => String(r.id)).join(', ');
+	const recorded = sameKey.map((r) => provenanceIn(r)?.request).find((r) => r !== undefined);
+	if (sameKey.length && plan.requestId && recorded && recorded !== plan.requestId)
+		return {
+			unsure: `MediaGen's job ${ids(sameKey)} under this Idempotency-Key was made for another request (other values than this item's)`,
+		};
+	const others = plan.ownKey ? [] : mine.filter(({ record }) => record.idempotency_key !== key);
+	if (sameKey.length && others.length)
+		return {
+			unsure: `This run's identity made more than one job for this item's request (${ids([...sameKey, ...others.map((m) => m.record)])}, in other executions: a sub-workflow called more than once with the same items)`,
+		};
+	if (sameKey.length) return { jobs: sameKey };
+	const jobs = mine.map((m) => m.record);
+	return jobs.length ? { jobs } : undefined;
 }
 
 /** The entries of a charged call's evidence that record one call's work, oldest first. */
@@ -400,7 +184,7 @@ async function evidenceOf(
 	rule: ChargedRule,
 	plan: RecoverablePlan,
 ): Promise<IDataObject[]> {
-	const since = await lookups.clock.bound();
+	const since = await lookups.clock.band();
 	const path = fillPath(rule.evidence.path, '', plan.request.params);
 	const read = await foundElsewhere(
 		lookups.lookup,
@@ -442,12 +226,20 @@ async function answerOf(
  */
 export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): Promise<Found> {
 	const result: Found = { found: new Map(), unsure: new Map() };
-	const lookups = new Lookups(lookup);
+	const lookups = new Lookups(lookup, plans);
 	for (const plan of plans) {
 		const rule = plan.endpoint.charged;
 		if (!rule || !lookup.ranBefore) continue;
 		const entries = await evidenceOf(lookups, rule, plan);
-		const entry = entries.find((e) => !lookup.claimed.has(String(e.id)));
+		const left = lookups.left(plan, rule);
+		const { jobs, unsure } = await pick(
+			lookups,
+			entries.map((e) => [e]),
+			lookup.claimed,
+			left,
+		);
+		if (unsure) result.unsure.set(plan.itemIndex, unsure);
+		const entry = jobs?.[0];
 		if (!entry) continue;
 		lookup.claimed.add(String(entry.id));
 		result.found.set(plan.itemIndex, await answerOf(lookup, rule, plan, entry));

@@ -11,8 +11,8 @@ import { optionsOf } from '../behaviours/behaviour';
 import { pendingJobsOf } from '../behaviours/job';
 import type { PendingJob } from '../jobs/poller';
 import type { Lookup } from '../durable/recovery';
-import { recoverAnswers, recoverStartedJobs } from '../durable/recovery';
-import { establishRun } from '../durable/identity';
+import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
+import { establishRun, repeatsInExecution } from '../durable/identity';
 import type { SavedView } from '../durable/memory';
 import { runMemory } from '../durable/memory';
 
@@ -48,6 +48,7 @@ export async function establish(run: StartingRun): Promise<void> {
 		claimed: run.memory.claimed(),
 		retrying: ctx.getMode() === 'retry' || !!view.parentRecovered,
 		ranBefore: !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined,
+		repeats: repeatsInExecution(ctx),
 	};
 }
 
@@ -82,6 +83,7 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	const creating = run.plans.filter(
 		(p) => p.job && !p.job.known && !p.endpoint.nodeOperation && ask(p),
 	);
+	await nameOrphans(run);
 	const charging = run.plans.filter((p) => p.charged && !p.charged.answer && ask(p));
 	if (!creating.length && !charging.length) return refused;
 	const jobs = await recoverStartedJobs(lookup, creating);
@@ -91,18 +93,36 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 		const found = jobs.found.get(plan.itemIndex);
 		if (!found || !plan.job) continue;
 		plan.job.known = { jobs: found, whole: true };
-		run.memory.add(plan.itemIndex, found, !plan.job.settings.waitForCompletion);
+		run.memory.add(plan.itemIndex, found, !plan.job.settings.waitForCompletion, plan.requestId);
 	}
 	for (const plan of charging) {
 		const found = answers.found.get(plan.itemIndex);
 		if (!found || !plan.charged) continue;
 		plan.charged.answer = found;
-		run.memory.answer(plan.itemIndex, found);
+		run.memory.answer(plan.itemIndex, found, plan.requestId);
 	}
-	for (const [itemIndex, why] of jobs.unsure) {
+	for (const [itemIndex, why] of [...jobs.unsure, ...answers.unsure]) {
 		if (!sendsWhenUnsure(run, itemIndex)) refused.set(itemIndex, unsureError(run, itemIndex, why));
 	}
 	return refused;
+}
+
+/**
+ * In n8n's Retry, the jobs the lost try started for requests no item asks for now (the input or
+ * the node changed before the Retry): charged, delivered to no item, named in a warning hint.
+ */
+async function nameOrphans(run: StartingRun): Promise<void> {
+	const { ctx, lookup } = run;
+	if (!lookup || typeof ctx.addExecutionHints !== 'function') return;
+	const plans = run.plans.filter((p) => p.job && !p.endpoint.nodeOperation);
+	const orphans = await orphansOf(lookup, plans).catch(() => []);
+	if (!orphans.length) return;
+	const list = orphans.map((o) => `${String(o.id)} (${String(o.status)})`).join(', ');
+	ctx.addExecutionHints({
+		message: `The lost try of this run started ${orphans.length} job${orphans.length === 1 ? '' : 's'} for requests no item asks for now (the input or the node changed before the Retry): ${list}. ${orphans.length === 1 ? 'It is' : 'They are'} charged when ${orphans.length === 1 ? 'it succeeds' : 'they succeed'}, and not in this output: use Generation → Wait or Collect to get ${orphans.length === 1 ? 'it' : 'them'}.`,
+		type: 'warning',
+		location: 'outputPane',
+	});
 }
 
 /**

@@ -248,6 +248,14 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 			'Dub into another language with the voice provider (charged); the result is a new variation',
 		path: editId,
 		body: { language: str({ required: true }), watermark: bool() },
-		job: startsGenerations(matching({ 'context.editId': '{id}', mode: 'dub' })),
+		// every field the service records of a dub: the language and the watermark too
+		job: startsGenerations(
+			matching({
+				'context.editId': '{id}',
+				mode: 'dub',
+				'context.language': '{body.language}',
+				'params.watermark': '{body.watermark}',
+			}),
+		),
 	}),
 ]);
