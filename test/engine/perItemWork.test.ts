@@ -14,7 +14,9 @@ import type {
 } from 'n8n-workflow';
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node.ts';
+import { simplify } from '../../nodes/shared/form/output';
 import { client } from '../sandbox/helpers';
+import { mediaGen } from './harness';
 import { nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.001 });
@@ -138,5 +140,36 @@ describe(`a ${N}-item read makes ${N} requests, and its per-item work stays at i
 			items.map(() => `GET /v1/assets/${asset.id}`),
 		);
 		expect(c).toEqual(expected(N, READ_PER_ITEM, READ_PER_RUN));
+	});
+});
+
+describe('a parameter is read once per run only when it is the same for every item', () => {
+	test('Output set by an expression is read for each item', async () => {
+		const asset = sb.control.createLargeAsset({
+			size: 64,
+			filename: 'a.png',
+			mimeType: 'image/png',
+		}) as { id: string };
+		const outputs = ['raw', 'simplified', 'raw'];
+		const { out, error } = await runOne(
+			mediaGen(
+				'MediaGen',
+				{
+					resource: 'asset',
+					operation: 'get',
+					assetId: rl('={{ $json.id }}'),
+					output: '={{ $json.output }}',
+				},
+				{ typeVersion: 2 },
+			),
+			outputs.map((output) => ({ id: asset.id, output })),
+		);
+		expect(error).toBeUndefined();
+		expect(out.map((o) => o.id)).toEqual([asset.id, asset.id, asset.id]);
+		const fields = out.map((o) => Object.keys(o).length);
+		expect(fields[0]).toBeGreaterThan(10);
+		expect(fields[1]).toBeLessThan(fields[0]);
+		expect(fields[2]).toBe(fields[0]);
+		expect(out[1]).toEqual(simplify(out[0]));
 	});
 });
