@@ -5,13 +5,18 @@
  *
  *     node_modules/.bin/tsx bench/perItem.ts            # 1,000 items, 5 rounds
  *     node_modules/.bin/tsx bench/perItem.ts 500 3      # items, rounds
+ *     B1_OPS=project,asset node_modules/.bin/tsx bench/perItem.ts   # some operations only
  *
  * One n8n home with the packed package (dist/ must be built). Workflows: Manual Trigger → Code
  * (N items, each `{ id }`) → the measured node: MediaGen Project Get / Asset Get (id from
  * `{{ $json.id }}`), or HTTP Request GET `{{ base + '/projects/' + $json.id }}` with the
- * Authorization header set on the node. Each round runs every workflow once (`n8n execute`),
+ * Authorization header set on the node. Creates: MediaGen Generation → Create (Wait for Completion
+ * off) against HTTP Request POST `{{ base }}/generations` with the same JSON body, on a sandbox of
+ * their own (reset before each run). Each round runs every workflow once (`n8n execute`),
  * in an order that alternates from round to round. Figures: the measured node's own
- * `executionTime` from the run data (ms / item), and the whole `n8n execute` (boot included).
+ * `executionTime` from the run data (ms / item), and the whole `n8n execute` (boot included); for
+ * creates also the node's time outside the service: its time less the time during which at
+ * least one of its requests was open at the sandbox (the sandbox's request log).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +38,8 @@ const N = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const TARGET = 1.05;
 const CRED = { id: 'benchMediaGen001', name: 'MediaGen bench' };
+/** The credential of the creates' own sandbox. */
+const CREATE_CRED = { id: 'benchMediaGen002', name: 'MediaGen bench creates' };
 const HEADER_CRED = { id: 'benchHeaderAuth1', name: 'Bearer header' };
 /**
  * How the HTTP Request node authenticates: `header` (default: the Authorization header typed on
@@ -47,7 +54,104 @@ const HTTP_AUTH = process.env.B1_HTTP_AUTH === 'credential' ? 'credential' : 'he
 const PROFILE_DIR = process.env.B1_PROFILE;
 
 type Variant = 'mediagen' | 'http';
-type Op = 'project' | 'asset';
+type Op = 'project' | 'asset' | 'create';
+const OPS = (process.env.B1_OPS ?? 'project,asset,create').split(',') as Op[];
+const OP_NAMES: Record<Op, string> = {
+	project: 'Project Get',
+	asset: 'Asset Get',
+	create: 'Generation Create (Wait off)',
+};
+/** What each create asks for: an image whose sandbox job takes 1 ms. */
+const CREATE_BODY = {
+	modelId: 'flux-pro',
+	tool: 'image',
+	prompt: 'B1 per-item create',
+	params: { sandbox: { durationMs: 1 } },
+};
+
+/** The measured node of a read (MediaGen Project/Asset Get, or HTTP Request's GET). */
+function readNode(variant: Variant, op: Op, base: string, key: string) {
+	return variant === 'mediagen'
+		? {
+				type: 'n8n-nodes-mediagen.mediaGen',
+				typeVersion: 1,
+				parameters: {
+					resource: op,
+					operation: 'get',
+					[op === 'project' ? 'projectId' : 'assetId']: {
+						__rl: true,
+						mode: 'id',
+						value: '={{ $json.id }}',
+					},
+				},
+				credentials: { mediaGenApi: CRED },
+			}
+		: httpNode('GET', `={{ ${JSON.stringify(`${base}/${op}s/`)} + $json.id }}`, key);
+}
+
+/** The measured node of a create (MediaGen Generation → Create, or HTTP Request's POST). */
+function createNode(variant: Variant, base: string, key: string) {
+	const { params, ...fields } = CREATE_BODY;
+	return variant === 'mediagen'
+		? {
+				type: 'n8n-nodes-mediagen.mediaGen',
+				typeVersion: 1,
+				parameters: {
+					resource: 'generation',
+					operation: 'create',
+					...fields,
+					waitForCompletion: false,
+					additionalFields: { params: JSON.stringify(params) },
+				},
+				credentials: { mediaGenApi: CREATE_CRED },
+			}
+		: httpNode('POST', `${base}/generations`, key, {
+				sendBody: true,
+				contentType: 'json',
+				specifyBody: 'json',
+				jsonBody: JSON.stringify(CREATE_BODY),
+			});
+}
+
+/** n8n's HTTP Request node (v4.2) with the key as B1_HTTP_AUTH says. */
+function httpNode(method: string, url: string, key: string, body: object = {}) {
+	return {
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		parameters: {
+			method,
+			url,
+			...(HTTP_AUTH === 'credential'
+				? { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' }
+				: {
+						authentication: 'none',
+						sendHeaders: true,
+						specifyHeaders: 'keypair',
+						headerParameters: {
+							parameters: [{ name: 'Authorization', value: `Bearer ${key}` }],
+						},
+					}),
+			...body,
+			options: {},
+		},
+		...(HTTP_AUTH === 'credential' ? { credentials: { httpHeaderAuth: HEADER_CRED } } : {}),
+	};
+}
+
+/** Time (ms) covered by at least one of the requests (start, duration), as the sandbox logged them. */
+function busyMs(requests: Array<{ time: string; durationMs: number }>): number {
+	const spans = requests
+		.map((r) => [Date.parse(r.time), Date.parse(r.time) + r.durationMs] as const)
+		.sort((a, b) => a[0] - b[0]);
+	let busy = 0;
+	let end = -Infinity;
+	for (const [from, to] of spans) {
+		if (to <= end) continue;
+		busy += to - Math.max(from, end);
+		end = to;
+	}
+	return busy;
+}
 
 function workflow(
 	id: string,
@@ -58,51 +162,15 @@ function workflow(
 	key: string,
 ): N8nWorkflow {
 	const code = `return Array.from({ length: ${N} }, (_, i) => ({ json: { id: ${JSON.stringify(targetId)}, i } }));`;
-	const measured =
-		variant === 'mediagen'
-			? {
-					id: 'n3',
-					name: 'Measured',
-					type: 'n8n-nodes-mediagen.mediaGen',
-					typeVersion: 1,
-					position: [400, 0],
-					parameters: {
-						resource: op,
-						operation: 'get',
-						[op === 'project' ? 'projectId' : 'assetId']: {
-							__rl: true,
-							mode: 'id',
-							value: '={{ $json.id }}',
-						},
-					},
-					credentials: { mediaGenApi: CRED },
-				}
-			: {
-					id: 'n3',
-					name: 'Measured',
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					position: [400, 0],
-					parameters: {
-						method: 'GET',
-						url: `={{ ${JSON.stringify(`${base}/${op}s/`)} + $json.id }}`,
-						...(HTTP_AUTH === 'credential'
-							? { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' }
-							: {
-									authentication: 'none',
-									sendHeaders: true,
-									specifyHeaders: 'keypair',
-									headerParameters: {
-										parameters: [{ name: 'Authorization', value: `Bearer ${key}` }],
-									},
-								}),
-						options: {},
-					},
-					...(HTTP_AUTH === 'credential' ? { credentials: { httpHeaderAuth: HEADER_CRED } } : {}),
-				};
+	const measured = {
+		id: 'n3',
+		name: 'Measured',
+		position: [400, 0],
+		...(op === 'create' ? createNode(variant, base, key) : readNode(variant, op, base, key)),
+	};
 	return {
 		id,
-		name: `B1 ${variant} ${op} get`,
+		name: `B1 ${variant} ${op}`,
 		nodes: [
 			{
 				id: 'n1',
@@ -133,10 +201,14 @@ function workflow(
 interface Sample {
 	nodeMs: number;
 	wholeMs: number;
+	/** Creates: the node's time outside the service (its time less the sandbox's busy time). */
+	outsideMs?: number;
 }
 
 async function main() {
 	const sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0 });
+	// the creates' own sandbox, reset before each run: its jobs do not pile up between runs
+	const creates = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0 });
 	const pack = await packBuilt();
 	const homeParent = mkdtempSync(join(tmpdir(), 'mediagen-bench-b1-'));
 	try {
@@ -161,13 +233,18 @@ async function main() {
 		await importCredentials(home, [
 			{ ...CRED, type: 'mediaGenApi', data: { apiKey: key, baseUrl: sb.baseUrl } },
 			{
+				...CREATE_CRED,
+				type: 'mediaGenApi',
+				data: { apiKey: creates.keys.pro, baseUrl: creates.baseUrl },
+			},
+			{
 				...HEADER_CRED,
 				type: 'httpHeaderAuth',
 				data: { name: 'Authorization', value: `Bearer ${key}` },
 			},
 		]);
 		const cases: Array<{ variant: Variant; op: Op; id: string }> = [];
-		for (const op of ['project', 'asset'] as Op[]) {
+		for (const op of OPS) {
 			for (const variant of ['mediagen', 'http'] as Variant[]) {
 				cases.push({
 					variant,
@@ -179,14 +256,16 @@ async function main() {
 		await importWorkflows(
 			home,
 			cases.map((c) =>
-				workflow(
-					c.id,
-					c.variant,
-					c.op,
-					c.op === 'project' ? project.id : asset.id,
-					sb.baseUrl,
-					key,
-				),
+				c.op === 'create'
+					? workflow(c.id, c.variant, c.op, '', creates.baseUrl, creates.keys.pro)
+					: workflow(
+							c.id,
+							c.variant,
+							c.op,
+							c.op === 'project' ? project.id : asset.id,
+							sb.baseUrl,
+							key,
+						),
 			),
 		);
 
@@ -195,6 +274,10 @@ async function main() {
 		for (let round = -1; round < ROUNDS; round++) {
 			const order = round % 2 === 0 ? cases : [...cases].reverse();
 			for (const c of order) {
+				if (c.op === 'create') {
+					creates.control.reset();
+					creates.control.setCredits('pro', 100_000_000);
+				}
 				const r = await executeWorkflow(
 					home,
 					c.id,
@@ -211,8 +294,13 @@ async function main() {
 				if (!task || task.executionStatus !== 'success' || out !== N) {
 					throw new Error(`${c.variant} ${c.op}: ${describeResult(r)} (${out} items out)`);
 				}
+				const outsideMs =
+					c.op === 'create'
+						? task.executionTime -
+							busyMs(creates.control.requests({ method: 'POST', path: '^/v1/generations$' }))
+						: undefined;
 				if (round >= 0)
-					samples.get(c.id)!.push({ nodeMs: task.executionTime, wholeMs: r.durationMs });
+					samples.get(c.id)!.push({ nodeMs: task.executionTime, wholeMs: r.durationMs, outsideMs });
 				log(
 					`round ${round < 0 ? 'warm-up' : round + 1} ${c.variant} ${c.op}: node ${task.executionTime} ms, execute ${r.durationMs} ms`,
 				);
@@ -220,8 +308,9 @@ async function main() {
 		}
 
 		const rows: Array<Array<string | number>> = [];
+		const createRows: Array<Array<string | number>> = [];
 		const verdicts: string[] = [];
-		for (const op of ['project', 'asset'] as Op[]) {
+		for (const op of OPS) {
 			const get = (variant: Variant) =>
 				samples.get(cases.find((c) => c.op === op && c.variant === variant)!.id)!;
 			const mg = get('mediagen');
@@ -231,8 +320,19 @@ async function main() {
 			const mgWhole = median(mg.map((s) => s.wholeMs));
 			const httpWhole = median(http.map((s) => s.wholeMs));
 			const ratio = mgNode / httpNode;
+			if (op === 'create') {
+				const outside = (xs: Sample[]) => median(xs.map((x) => x.outsideMs ?? 0));
+				createRows.push([
+					OP_NAMES[op],
+					fmt(outside(mg) / N, 3),
+					fmt(outside(http) / N, 3),
+					fmt(outside(mg) / outside(http), 2),
+					mg.map((x) => x.outsideMs).join(' / '),
+					http.map((x) => x.outsideMs).join(' / '),
+				]);
+			}
 			rows.push([
-				`${op === 'project' ? 'Project' : 'Asset'} Get`,
+				OP_NAMES[op],
 				fmt(mgNode / N, 3),
 				fmt(httpNode / N, 3),
 				fmt(ratio, 2),
@@ -243,7 +343,9 @@ async function main() {
 				fmt(mgWhole / httpWhole, 2),
 			]);
 			verdicts.push(
-				`${op} get: ratio ${fmt(ratio, 2)} ${ratio <= TARGET ? 'MET' : 'MISSED'} (target ≤ ${TARGET})`,
+				op === 'create'
+					? `${OP_NAMES[op]}: ratio ${fmt(ratio, 2)} (MediaGen sends creates one at a time, HTTP Request all at once; no target)`
+					: `${OP_NAMES[op]}: ratio ${fmt(ratio, 2)} ${ratio <= TARGET ? 'MET' : 'MISSED'} (target ≤ ${TARGET})`,
 			);
 		}
 		console.log(
@@ -267,12 +369,31 @@ async function main() {
 				rows,
 			),
 		);
+		if (createRows.length) {
+			console.log(
+				"\nCreates, the node's time outside the service (node time less the time the sandbox had one of its requests open):",
+			);
+			console.log(
+				table(
+					[
+						'operation',
+						'MediaGen (ms/item)',
+						'HTTP Request (ms/item)',
+						'ratio',
+						'MediaGen ms, each round',
+						'HTTP Request ms, each round',
+					],
+					createRows,
+				),
+			);
+		}
 		for (const v of verdicts) console.log(v);
 		await home.cleanup();
 	} finally {
 		pack.cleanup();
 		rmSync(homeParent, { recursive: true, force: true });
 		await sb.close();
+		await creates.close();
 	}
 }
 

@@ -5,6 +5,7 @@
  * self time, and the inclusive time of functions whose name matches a filter.
  *
  *     node_modules/.bin/tsx bench/profileSummary.ts <dir-or-file> [more...] [--top 30] [--match re]
+ *     node_modules/.bin/tsx bench/profileSummary.ts <dir-or-file> --phases   # the run's phases
  *
  * Several profiles (a directory holds the main process's and the task runner's) are summed; the
  * largest file of each directory is taken as the n8n main process.
@@ -32,7 +33,31 @@ interface CpuProfile {
 
 const args = process.argv.slice(2);
 const top = Number(args[args.indexOf('--top') + 1] || 30);
-const matchArg = args.indexOf('--match') >= 0 ? args[args.indexOf('--match') + 1] : undefined;
+/**
+ * `--phases`: the node run's phases (run/execute.ts, run/start.ts) and what each spends most in,
+ * as one filter. A profile shows an async function's synchronous part and each of its
+ * continuations under its own name: what an awaited call does after its first await is counted
+ * under that call, not under the phase that awaited it. So the phases' own figures are lower
+ * bounds; the pieces listed with them (the request, the credential's authenticate, n8n's
+ * parameter and expression reads, the agents n8n builds per request) carry the rest.
+ */
+const PHASES = [
+	'executeCatalog',
+	'prepareAll|prepareItem|requestPlan|prepareRequest|addIdempotencyKey',
+	'recoverAll|establish|establishRun|recoverStartedJobs|recoverAnswers',
+	'guardAll|RunBudget|readLedger',
+	'sendAll|inWindow|sendMarked|mediaGenRequest|withRetries|answerBody',
+	'waitAndOutput|waitForJobs|jobOutput',
+	'outputOf|applyOutput',
+	'getNodeParameter|getParameterValue|getCredentials|getExecutionDataById|getNode ',
+	'httpRequestWithAuthentication|authenticate|keyedRequest',
+	'buildNodeAgents|isSecureEndpoint|dispatchHttpRequest',
+].join('|');
+const matchArg = args.includes('--phases')
+	? PHASES
+	: args.indexOf('--match') >= 0
+		? args[args.indexOf('--match') + 1]
+		: undefined;
 const inputs = args.filter(
 	(a, i) => !a.startsWith('--') && args[i - 1] !== '--top' && args[i - 1] !== '--match',
 );

@@ -88,8 +88,9 @@ export function prepareRequest(
 				Object.assign(body, inner);
 			}
 		}
-		if (ctx.getNode().typeVersion >= 2) refuseEmpty(e, body);
 		const hasBody = e.method !== 'GET' && e.method !== 'DELETE';
+		// a read sends no body (and reads no node: n8n's getNode copies it on every call)
+		if (hasBody && ctx.getNode().typeVersion >= 2) refuseEmpty(e, body);
 		return { method: e.method, path, qs, body: hasBody ? body : undefined, params };
 	} catch (error) {
 		if (error instanceof FieldError) {

@@ -2,12 +2,7 @@
  * Output: Raw or Simplified (node version 2): the parameter on the form, and what it does to a
  * large record (the run applies it to every output item: run/execute.ts).
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 /** Records with more fields than this are simplified (n8n's UX guideline). */
 const SIMPLE_MAX_FIELDS = 10;
@@ -67,12 +62,8 @@ export const OUTPUT_PROPERTY: INodeProperties = {
 	],
 };
 
-/** An item's outputs as its Output parameter asks (Raw: as they are; Simplified: simplify each). */
-export function applyOutput(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	items: INodeExecutionData[],
-): void {
-	if (ctx.getNodeParameter('output', itemIndex, 'raw') !== 'simplified') return;
+/** An item's outputs as its Output parameter (`output`) asks: Raw as they are; Simplified: each simplified. */
+export function applyOutput(output: unknown, items: INodeExecutionData[]): void {
+	if (output !== 'simplified') return;
 	for (const item of items) item.json = simplify(item.json);
 }

@@ -75,17 +75,49 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 	return ctx.getWorkflowDataProxy(0).$thisRunIndex;
 }
 
-/** The endpoint an item asks for (resource and operation may differ per item). */
-function endpointOf(ctx: IExecuteFunctions, groups: Group[], itemIndex: number): Endpoint {
-	const resource = ctx.getNodeParameter('resource', itemIndex) as string;
-	const operation = ctx.getNodeParameter('operation', itemIndex) as string;
-	const endpoint = findEndpoint(groups, resource, operation);
-	if (!endpoint) {
-		throw new NodeOperationError(ctx.getNode(), `Unknown operation ${resource}/${operation}`, {
-			itemIndex,
-		});
-	}
-	return endpoint;
+/**
+ * A node parameter as each item reads it: read once for the run when the node sets it without an
+ * expression (then it is the same for every item), else for each item. n8n's `getNodeParameter`
+ * resolves, copies and validates the value on every call (n8n-core,
+ * NodeExecutionContext._getNodeParameter); bench/README.md, B1.
+ */
+export function parameterOf<T>(
+	ctx: IExecuteFunctions,
+	name: string,
+	fallback?: T,
+): (itemIndex: number) => T {
+	const read = (itemIndex: number) => ctx.getNodeParameter(name, itemIndex, fallback) as T;
+	const raw = ctx.getNode().parameters[name];
+	// not set at all: the fallback for every item (without one, each item fails as it did)
+	const fixed =
+		raw === undefined
+			? fallback !== undefined
+			: typeof raw === 'string'
+				? !raw.startsWith('=')
+				: typeof raw === 'number' || typeof raw === 'boolean';
+	if (!fixed) return read;
+	let once: { value: T } | undefined;
+	return (itemIndex) => (once ??= { value: read(itemIndex) }).value;
+}
+
+/** The endpoint each item asks for (resource and operation may differ per item). */
+function endpointReader(ctx: IExecuteFunctions, groups: Group[]): (itemIndex: number) => Endpoint {
+	const resourceOf = parameterOf<string>(ctx, 'resource');
+	const operationOf = parameterOf<string>(ctx, 'operation');
+	const found = new Map<string, Endpoint | undefined>();
+	return (itemIndex) => {
+		const resource = resourceOf(itemIndex);
+		const operation = operationOf(itemIndex);
+		const key = `${resource}/${operation}`;
+		if (!found.has(key)) found.set(key, findEndpoint(groups, resource, operation));
+		const endpoint = found.get(key);
+		if (!endpoint) {
+			throw new NodeOperationError(ctx.getNode(), `Unknown operation ${resource}/${operation}`, {
+				itemIndex,
+			});
+		}
+		return endpoint;
+	};
 }
 
 /** Phase 1 (prepare), one item: its behaviour's prepare step, and its idempotency key. No request. */
@@ -145,9 +177,10 @@ async function prepareAll(run: NodeRun, groups: Group[]): Promise<void> {
 	const { ctx } = run;
 	const invalid = new Map<number, unknown>();
 	const endpoints = new Map<number, Endpoint>();
+	const endpointOf = endpointReader(ctx, groups);
 	for (let itemIndex = 0; itemIndex < run.count; itemIndex++) {
 		try {
-			endpoints.set(itemIndex, endpointOf(ctx, groups, itemIndex));
+			endpoints.set(itemIndex, endpointOf(itemIndex));
 		} catch (error) {
 			invalid.set(itemIndex, error);
 		}
@@ -393,8 +426,9 @@ function outputOf(run: NodeRun): INodeExecutionData[][] {
 		);
 		if (hint) ctx.addExecutionHints(hint);
 	}
+	const outputAs = parameterOf<string>(ctx, 'output', 'raw');
 	for (const [itemIndex, items] of run.results.entries()) {
-		if (items) applyOutput(ctx, itemIndex, items);
+		if (items) applyOutput(outputAs(itemIndex), items);
 	}
 	const filled = run.results.filter((r): r is INodeExecutionData[] => r !== undefined);
 	return [filled.length === 1 ? filled[0] : filled.flat()];

@@ -86,11 +86,16 @@ export async function credentialOf(ctx: MediaGenContext): Promise<ICredentialsDe
 	return await cached;
 }
 
+/** The checked base URL of each context's credential (the check parses it: once per node run). */
+const baseUrlsOf = new WeakMap<object, string>();
+
 /**
  * The credential's base URL without a trailing slash. Refused unless https (or http to a loopback
  * host): every request to it carries the API key.
  */
 export async function baseUrlOf(ctx: MediaGenContext, itemIndex?: number): Promise<string> {
+	const checked = baseUrlsOf.get(ctx);
+	if (checked !== undefined) return checked;
 	const { data } = await credentialOf(ctx);
 	const baseUrl = String(data?.baseUrl ?? '').replace(/\/+$/, '');
 	const problem = insecureUrlProblem(baseUrl, 'The Base URL of the MediaGen API credential');
@@ -100,6 +105,7 @@ export async function baseUrlOf(ctx: MediaGenContext, itemIndex?: number): Promi
 			description:
 				'Every request carries the API key; it is sent only over https. Change the Base URL in the credential. Nothing was sent.',
 		});
+	baseUrlsOf.set(ctx, baseUrl);
 	return baseUrl;
 }
 
