@@ -152,6 +152,17 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 		new RegExp(want.path).test(p) && (!want.method || want.method.toUpperCase() === method);
 	if ('answered' in at) {
 		let seen = 0;
+		// The kill follows the n-th answer at once, but on a loaded machine the child can send the
+		// next matching request before the SIGKILL lands: it is refused before any work (nothing
+		// made, nothing charged), so the kill point is the same whatever the timing.
+		faultId = control.addFault({
+			kind: 'fail',
+			path: at.path,
+			method: at.method,
+			skip: at.answered,
+			count: 1_000_000,
+			status: 503,
+		}).id;
 		unwatch = control.watchRequests((e: RequestEvent) => {
 			if (
 				e.type === 'answered' &&
