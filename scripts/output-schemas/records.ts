@@ -137,15 +137,19 @@ export const generationEvent = {
 };
 
 /** Where in n8n a job was started: `context.n8n`, added by Generation → Create (docs/batches.md). */
-const provenance = obj({
-	workflowId: string,
-	nodeId: string,
-	node: string,
-	executionId: string,
-	run: string,
-	runIndex: integer,
-	itemIndex: integer,
-});
+const provenance = obj(
+	{
+		workflowId: string,
+		nodeId: string,
+		node: string,
+		executionId: string,
+		run: string,
+		runIndex: integer,
+		itemIndex: integer,
+	},
+	// the item's request (a fingerprint and its rank among equal ones: durable/identity.ts)
+	{ request: string },
+);
 
 /**
  * The generation record: every job of docs 2 and 3 is one too. `context` is the caller's object
