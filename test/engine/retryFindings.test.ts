@@ -23,7 +23,7 @@ import { mediaGen, startWorkflow } from './harness';
 import { SavedExecutions } from './savedExecutions';
 import type { Edge } from './shapes';
 import { executeWorkflow, inOrder, items, shape, slow, subTrigger } from './shapes';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -36,19 +36,7 @@ const SLOW = slow('Slow', 30_000, 0);
 
 /** Generation → Create for each item, its prompt naming the item's row. */
 const create = (name = 'MediaGen', extra: INodeParameters = {}): TestNode =>
-	mediaGen(
-		name,
-		{
-			resource: 'generation',
-			operation: 'create',
-			modelId: 'flux-pro',
-			tool: 'image',
-			prompt: '={{ "row " + $json.row }}',
-			additionalFields: { params: JSON.stringify({ sandbox: { durationMs: 300 } }) },
-			...extra,
-		},
-		{ typeVersion: 2 },
-	);
+	mediaGen(name, generationCreate(extra, 300, '={{ "row " + $json.row }}'), { typeVersion: 2 });
 
 const outputsOf = (runs: ITaskData[] | undefined) =>
 	(runs ?? []).map((r) => (r.data?.main?.[0] ?? []).map((i) => i.json as IDataObject));

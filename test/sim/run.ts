@@ -33,7 +33,7 @@ import {
 	slow,
 	subTrigger,
 } from '../engine/shapes';
-import { nodeFactory, rl } from '../engine/setup';
+import { generationCreate, nodeFactory, rl } from '../engine/setup';
 import type { Scenario } from './scenario';
 import { rowsAfter } from './scenario';
 
@@ -63,18 +63,9 @@ async function newEdit(sb: Sandbox, api: Api): Promise<string> {
 /** The MediaGen node of the case's kind; each row's item holds `row` (and `edit`). */
 function jobNode(s: Scenario, records: Records): TestNode {
 	if (s.kind === 'generation')
-		return mediaGenNode(
-			'MediaGen',
-			{
-				resource: 'generation',
-				operation: 'create',
-				modelId: 'flux-pro',
-				tool: 'image',
-				prompt: '={{ "row " + $json.row }}',
-				additionalFields: { params: JSON.stringify({ sandbox: { durationMs: 300 } }) },
-			},
-			{ typeVersion: 2 },
-		);
+		return mediaGenNode('MediaGen', generationCreate({}, 300, '={{ "row " + $json.row }}'), {
+			typeVersion: 2,
+		});
 	if (s.kind === 'dub')
 		return editorNode(
 			'MediaGen',
