@@ -366,15 +366,13 @@ describe('Execute Workflow: MediaGen in a sub-workflow', () => {
 		expect(created.executionData?.runtimeData).toBeUndefined(); // established when it runs
 		expect(restart(x)).toEqual([x.executionId]);
 		expect(statuses(saved.get(x.executionId), 'Call')).toEqual(['success']);
-		const r = await retry(saved, x.executionId, {
-			credentials: creds(),
-			workflows: [sub],
-			executionId: 'r-p',
-		});
+		// n8n numbers executions in the order it creates them (the sub-execution tells its call by them)
+		const r = await retry(saved, x.executionId, { credentials: creds(), workflows: [sub] });
 		expect(r.error).toBeUndefined();
 		expect(runs(r.run.data, 'Call')).toHaveLength(2);
 		const subs = saved.executions().filter((e) => e.mode === 'integrated');
-		expect(subs.map((e) => e.parentExecutionId)).toEqual([x.executionId, 'r-p']);
+		expect(subs.map((e) => e.parentExecutionId)).toEqual([x.executionId, r.executionId]);
+		expect(subs.map((e) => Number(e.id))).toEqual([2, 4]);
 	});
 
 	test("killed while the sub-workflow's MediaGen waits: both executions recovered, each with its own crashed node", async () => {

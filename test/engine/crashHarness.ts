@@ -14,7 +14,6 @@
  *   const r = await retry(saved, x.executionId, { credentials });
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 
 import type { IWorkflowBase } from 'n8n-workflow';
@@ -88,7 +87,7 @@ export async function crashExecution(
 	start: ExecutionStart = { mode: 'manual', startNode: options.startNode },
 ): Promise<CrashedExecution> {
 	const saved = options.saved ?? new SavedExecutions();
-	const executionId = options.executionId ?? randomUUID();
+	const executionId = options.executionId ?? saved.nextId();
 	const task: CrashTask = {
 		workflowData,
 		start,
@@ -218,7 +217,7 @@ export async function retry(
 	options: RunOptions & { loadWorkflow?: boolean; currentWorkflow?: IWorkflowBase },
 ): Promise<IdentifiedRun> {
 	const prepared = prepareRetry(saved, executionId, options);
-	const id = options.executionId ?? randomUUID();
+	const id = options.executionId ?? saved.nextId();
 	const r = await startWorkflow(
 		prepared.workflowData,
 		{ ...options, saved, executionId: id },

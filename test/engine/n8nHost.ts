@@ -123,7 +123,7 @@ export function startExecution(
 	options: HostOptions,
 	start: ExecutionStart = { mode: 'manual' },
 ): HostRun {
-	const executionId = options.executionId ?? randomUUID();
+	const executionId = options.executionId ?? options.saved?.nextId() ?? randomUUID();
 	const major = options.n8nMajor ?? 2;
 	const workflow = toWorkflow(workflowData);
 	const startNode = start.startNode ? workflow.getNode(start.startNode) : undefined;

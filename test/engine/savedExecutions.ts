@@ -42,6 +42,18 @@ export class SavedExecutions {
 	private readonly first = new Map<string, string>();
 	private readonly records = new Map<string, ExecutionRecord>();
 	onSave?: (entry: SavedEntry) => void;
+	private lastId = 0;
+
+	/**
+	 * A new execution's id as n8n gives it: the next number (the execution entity's generated id),
+	 * after every id saved here (also by another process: the same database) or given out before.
+	 */
+	nextId(): string {
+		for (const id of this.first.keys())
+			if (/^\d+$/.test(id)) this.lastId = Math.max(this.lastId, Number(id));
+		this.lastId++;
+		return String(this.lastId);
+	}
 
 	/** Saves `data`; `record` creates the execution's row (n8n does that with the first save). */
 	save(executionId: string, data: IRunExecutionData, record?: Omit<ExecutionRecord, 'id'>): void {

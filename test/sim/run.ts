@@ -35,7 +35,7 @@ import {
 } from '../engine/shapes';
 import { generationCreate, nodeFactory, rl } from '../engine/setup';
 import type { Scenario } from './scenario';
-import { rowsAfter } from './scenario';
+import { calls, rowsAfter } from './scenario';
 
 const mediaGenNode = nodeFactory(ACTION_NODES.mediaGen);
 const editorNode = nodeFactory(ACTION_NODES.mediaGenEditor);
@@ -219,8 +219,18 @@ async function settle(api: Api): Promise<void> {
 	}
 }
 
+/**
+ * A limit docs/batches.md states instead of a promise: in Loop Over Items, a record-matched kind
+ * (found by the record it belongs to, with no provenance) takes the records made since the lost
+ * try began for its positions in order, so another execution's work on the same record can go to
+ * a later iteration the lost try never reached. Cases that hit it are reported, not failed.
+ */
+export const knownLimit = (s: Scenario) => s.shape === 'loop' && s.kind !== 'generation' && s.other;
+
 export interface CaseResult {
 	violations: string[];
+	/** Broken invariants that a stated limit covers (knownLimit). */
+	known: string[];
 	/** What happened, for the report: creates in the crash and in the Retry, the Retry's end. */
 	summary: string;
 }
@@ -244,7 +254,7 @@ export async function runCase(
 			records.captionEdits[row] = await newEdit(sb, api);
 	const before = workflowsOf(s, s.rows, records);
 	const saved = new SavedExecutions();
-	const calls = s.shape === 'subTwice' ? 2 : 1;
+	const callCount = calls(s.shape);
 	const killAt: KillPoint =
 		s.kill.at === 'after'
 			? { nodeStarted: 'Slow' }
@@ -278,6 +288,7 @@ export async function runCase(
 	await settle(api);
 
 	const violations: string[] = [];
+	const known: string[] = [];
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
 	const runData = r.run.data.resultData.runData;
 	const error = r.error ? `${r.error.message} ${r.error.description ?? ''}` : '';
@@ -289,7 +300,7 @@ export async function runCase(
 
 	// 1. no request charged more often than rows asked for it (per call)
 	for (const row of new Set(made.map((m) => m.row))) {
-		const allowed = Math.max(count(s.rows, row), count(after, row)) * calls;
+		const allowed = Math.max(count(s.rows, row), count(after, row)) * callCount;
 		const n = count(
 			made.map((m) => m.row),
 			row,
@@ -312,9 +323,10 @@ export async function runCase(
 				violations.push(
 					`2: outputs for rows ${got.map((g) => g.row).join()} (rows ${after.join()})`,
 				);
-			// 4. never another execution's job
+			// 4. never another execution's job (record-matched kinds in a loop: a known limit)
 			for (const g of got) {
-				if (others.includes(g.id)) violations.push(`4: output ${g.id} is another execution's job`);
+				if (others.includes(g.id))
+					(knownLimit(s) ? known : violations).push(`4: output ${g.id} is another execution's job`);
 				delivered.add(g.id);
 			}
 			if (s.kind !== 'captions' && new Set(got.map((g) => g.id)).size !== got.length)
@@ -332,5 +344,5 @@ export async function runCase(
 					violations.push(`3: job ${m.id} (row ${m.row}) reached no item and is named nowhere`);
 	}
 	const summary = `crash creates ${crashCreates}, retry creates ${retryCreates}, retry ${r.error ? 'refused' : 'ok'}`;
-	return { violations, summary };
+	return { violations, known, summary };
 }

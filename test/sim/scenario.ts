@@ -24,7 +24,10 @@ export type Change =
 	| { kind: 'swap'; i: number; j: number }
 	| { kind: 'edit'; at: number; row: string };
 
-/** When n8n dies: when the node after MediaGen starts, or when the k-th create was answered. */
+/**
+ * When n8n dies: when the node after MediaGen starts, or when the k-th create was answered (of
+ * every call of the sub-workflow: up to twice the rows).
+ */
 export type Kill = { at: 'after' } | { at: 'create'; k: number };
 
 export interface Scenario {
@@ -48,6 +51,9 @@ export interface Scenario {
 	/** Another execution does the same work on the same record between the crash and the Retry. */
 	other: boolean;
 }
+
+/** How many times the parent calls the sub-workflow (each call creates for every row). */
+export const calls = (shape: Shape) => (shape === 'subTwice' ? 2 : 1);
 
 /** The letters rows are made of: few, so that duplicates and collisions are common. */
 export const LETTERS = ['A', 'B', 'C', 'D'];
@@ -87,7 +93,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc
 		rows: fc.array(letter, { minLength: 1, maxLength: 3 }),
 		change,
 		killAfter: fc.boolean(),
-		k: fc.nat(2),
+		k: fc.nat(5),
 		clockOffsetMs: clockOffset,
 		dayPasses: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
 		other: fc.boolean(),
@@ -96,5 +102,5 @@ export const scenario: fc.Arbitrary<Scenario> = fc
 		...rest,
 		kill: killAfter
 			? { at: 'after' as const }
-			: { at: 'create' as const, k: (k % rest.rows.length) + 1 },
+			: { at: 'create' as const, k: (k % (rest.rows.length * calls(rest.shape))) + 1 },
 	}));

@@ -232,7 +232,8 @@ function isReusedKey(error: unknown): boolean {
  *   recorded request is this item's (jobOfReusedKey);
  * - in a new execution with the run's default key: ANOTHER execution derived the same key (a
  *   sub-workflow called twice with the same items): its job is never taken; this run's own job
- *   is started under a key of this execution;
+ *   is started under a key of this execution; the same in a sub-execution of a retried parent
+ *   for Generation → Create, whose lookup already took its own call's jobs (../durable/calls.ts);
  * - with the user's own Idempotency Key: the job made under it, as the user asked.
  */
 async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState) {
@@ -244,7 +245,16 @@ async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState)
 	} catch (error) {
 		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
 		const lookup = run.lookup;
-		if (lookup && !lookup.retrying && !plan.ownKey && run.identity && plan.requestId) {
+		// a sub-execution of a retried parent found its own call's jobs by provenance before
+		// sending: a job under its key is another call's (calls.ts)
+		const otherCall = lookup?.subOfRetried && plan.endpoint.job?.recover?.by === 'provenance';
+		if (
+			lookup &&
+			(!lookup.retrying || otherCall) &&
+			!plan.ownKey &&
+			run.identity &&
+			plan.requestId
+		) {
 			setIdempotencyKey(
 				plan,
 				defaultIdempotencyKey({

@@ -58,15 +58,22 @@ function asMs(t: unknown): number | undefined {
  * execution. Undefined when nothing before this node was saved.
  */
 export function fingerprintOf(data: IRunExecutionData | undefined, nodeName: string) {
+	const firsts = firstRunsOf(data).filter(([name]) => name !== nodeName);
+	return firsts.length ? hash(JSON.stringify(firsts)) : undefined;
+}
+
+/**
+ * Each node's first run as saved (name, start time, execution index), by name: a crashed or
+ * failed first run is left out (n8n's Retry removes the last node's: saved in the lost
+ * execution, gone from its retry's copy).
+ */
+export function firstRunsOf(data: IRunExecutionData | undefined): Array<[string, number, number]> {
 	const runData = data?.resultData?.runData ?? {};
-	// a crashed or failed first run is left out: n8n's Retry removes the last node's (saved in the
-	// lost execution, gone from its retry's copy)
-	const firsts = Object.keys(runData)
-		.filter((name) => name !== nodeName && runData[name]?.length)
+	return Object.keys(runData)
+		.filter((name) => runData[name]?.length)
 		.filter((name) => !runData[name][0].error && runData[name][0].executionStatus !== 'crashed')
 		.sort()
 		.map((name) => [name, runData[name][0].startTime, runData[name][0].executionIndex]);
-	return firsts.length ? hash(JSON.stringify(firsts)) : undefined;
 }
 
 /** The earliest start this saved data records: the execution's establishment or a first task. */
@@ -86,7 +93,7 @@ function sinceOf(data: IRunExecutionData | undefined): number | undefined {
  * `resumeToken` (random, made with the execution's data before it is first saved), else the
  * `runtimeData.establishedAt` of its execution context when it was saved before this node ran.
  */
-function anchorOf(data: IRunExecutionData | undefined): string | undefined {
+export function anchorOf(data: IRunExecutionData | undefined): string | undefined {
 	if (typeof data?.resumeToken === 'string' && data.resumeToken) return `r:${data.resumeToken}`;
 	const runtime = data?.executionData?.runtimeData;
 	if (runtime?.establishedAt) return `e:${runtime.establishedAt}:${String(runtime.source)}`;
@@ -118,7 +125,7 @@ export function parentOf(data: IRunExecutionData | undefined): string | undefine
  * it creates the execution), as a hash: a sub-workflow called twice in one parent run with other
  * items, or with equal items from other input items (their `pairedItem`), is another run.
  */
-function subInputOf(data: IRunExecutionData | undefined): string {
+export function subInputOf(data: IRunExecutionData | undefined): string {
 	const stack = data?.executionData?.nodeExecutionStack ?? [];
 	const start = stack.find(
 		(e) => (e as { metadata?: { parentExecution?: unknown } }).metadata?.parentExecution,
@@ -144,7 +151,9 @@ export function identityOf(
 	parent?: IRunExecutionData,
 ): RunIdentity {
 	const nodeName = ctx.getNode().name;
-	const since = sinceOf(saved);
+	// a sub-execution's lost try ran in another sub-execution of the parent's lost try: after the
+	// parent's saved start (its retry's copy keeps it), not after this sub-execution's start
+	const since = (parentOf(saved) ? sinceOf(parent) : undefined) ?? sinceOf(saved);
 	const fingerprint = fingerprintOf(saved, nodeName);
 	if (remembered) return { token: remembered, durable: true, since, fingerprint };
 	const parentAnchor = parentOf(saved) ? anchorOf(parent) : undefined;
@@ -185,13 +194,17 @@ export function savedViewOf(
 		asMs(recovered[0]?.startTime),
 		...real.map((r) => (asMs(r.startTime) ?? 0) + Math.max(0, Number(r.executionTime) || 0)),
 	].filter((t): t is number => !!t);
-	const parentRuns = Object.values(parent?.resultData?.runData ?? {}).flat();
+	const parentNodes = Object.values(parent?.resultData?.runData ?? {});
+	// n8n's Retry of the parent: runs its crash recovery made up, or a node left without runs
+	// (ExecutionService.retry removes the last node's failed or crashed run)
+	const parentRetried =
+		parentNodes.flat().some(isRecoveredRun) || parentNodes.some((runs) => runs?.length === 0);
 	return {
 		executionId: String(ctx.getExecutionId() ?? ''),
 		...identity,
 		shift: recovered.length,
 		lostAfter: times.length ? Math.max(...times) : undefined,
-		parentRecovered: parentRuns.some(isRecoveredRun),
+		parentRecovered: parentRetried,
 		ranBefore: saving !== undefined || !!rememberedToken(ctx),
 	};
 }

@@ -72,6 +72,13 @@ export interface Lookup {
 	 * positions' (taken oldest first), else another execution's (the items are unsure).
 	 */
 	repeats?: boolean;
+	/**
+	 * A sub-execution (Execute Workflow) whose parent execution n8n rebuilt after a crash: n8n
+	 * saves no trace of which call of the parent a sub-execution is (docs/batches.md), so work
+	 * another execution did for this sub-workflow's item may be another call's. It is never taken,
+	 * the item is unsure.
+	 */
+	subOfRetried?: boolean;
 	/** Now (ms), for tests. */
 	now?: number;
 	/** MediaGen's clock against n8n's (ms), read once per run by its first lookup (Clock). */
@@ -216,16 +223,10 @@ export async function ownProvenance(
 ): Promise<Array<{ record: IDataObject; p: Provenance }>> {
 	const { ctx, identity } = lookup;
 	const node = ctx.getNode();
-	const workflowId = String(ctx.getWorkflow().id ?? '');
-	const candidates = records
-		.map((record) => ({ record, p: provenanceIn(record) }))
-		.filter(
-			(c): c is { record: IDataObject; p: Provenance } =>
-				!!c.p &&
-				c.p.workflowId === workflowId &&
-				c.p.nodeId === node.id &&
-				c.p.runIndex === lookup.position,
-		);
+	const candidates = positionProvenance(lookup, records);
+	// a sub-execution of a rebuilt parent: only what this execution itself did is surely its own
+	if (lookup.subOfRetried)
+		return candidates.filter((c) => c.p.executionId === String(ctx.getExecutionId() ?? ''));
 	const sameRun = new Set<string>([identity.token]);
 	if (identity.fingerprint) {
 		const others = [...new Set(candidates.map((c) => c.p.executionId))]
@@ -240,6 +241,33 @@ export async function ownProvenance(
 		}
 	}
 	return candidates.filter((c) => sameRun.has(c.p.run));
+}
+
+/** The provenance records of this workflow, node and run position, whichever run made them. */
+export function positionProvenance(
+	lookup: Lookup,
+	records: IDataObject[],
+): Array<{ record: IDataObject; p: Provenance }> {
+	const node = lookup.ctx.getNode();
+	const workflowId = String(lookup.ctx.getWorkflow().id ?? '');
+	return records
+		.map((record) => ({ record, p: provenanceIn(record) }))
+		.filter(
+			(c): c is { record: IDataObject; p: Provenance } =>
+				!!c.p &&
+				c.p.workflowId === workflowId &&
+				c.p.nodeId === node.id &&
+				c.p.runIndex === lookup.position,
+		);
+}
+
+/**
+ * Why an item of a sub-execution of a rebuilt parent is unsure: MediaGen holds work for its
+ * request that another execution of this sub-workflow made (`ids`), and n8n saves nothing that
+ * says whether that execution was this call of the parent or another one.
+ */
+export function otherCallHit(ids: string[]): string {
+	return `MediaGen holds ${ids.join(', ')} for this item's request, made by another execution of this sub-workflow before n8n's Retry of its parent: the parent may call this sub-workflow more than once, and the node cannot tell which call made it`;
 }
 
 /** The records a rule that reads elsewhere than /generations finds after `since`, oldest first. */
@@ -329,13 +357,16 @@ export class Lookups {
 		return after !== undefined && (now ?? Date.now()) - after < RECOVERY.keyLifetimeMs;
 	}
 
-	/** How many plans not looked up yet (this one included) ask for what `plan` asks for. */
-	left(plan: RecoverablePlan, rule: ChargedRule | RecoverRule): number {
+	/**
+	 * How many plans ask for what `plan` asks for: all of the run's, and those not looked up yet
+	 * (this one included).
+	 */
+	left(plan: RecoverablePlan, rule: ChargedRule | RecoverRule): Asks {
 		const ask = askOf(plan, rule);
 		const all = this.plans.filter((p) => askOf(p, rule) === ask).length || 1;
 		const done = this.asked.get(ask) ?? 0;
 		this.asked.set(ask, done + 1);
-		return Math.max(1, all - done);
+		return { all, left: Math.max(1, all - done) };
 	}
 }
 
@@ -351,28 +382,43 @@ export function askOf(plan: RecoverablePlan, rule: ChargedRule | RecoverRule): s
 	return JSON.stringify([plan.endpoint.name, plan.request.path, values]);
 }
 
-/** Records (groups) found for an item, with their MediaGen time: taken, unsure, or none. */
+/** How many of a run's items ask for the same work (Lookups.left). */
+export interface Asks {
+	all: number;
+	left: number;
+}
+
+/**
+ * Records (groups) found for an item, with their MediaGen time: taken, unsure, or none. Records
+ * found by what they belong to carry nothing of the run that made them: more than the items
+ * left to ask for them, or more than one when the run asks for the same work more than once,
+ * may hold another execution's: unsure (outside a loop, whose later positions take the rest).
+ */
 export async function pick(
 	lookups: Lookups,
 	groups: IDataObject[][],
 	claimed: Set<string>,
-	left: number,
+	{ all, left }: Asks,
 	time: (r: IDataObject) => number | undefined = (r) => timeOf(r.created_at),
 ): Promise<{ jobs?: IDataObject[]; unsure?: string }> {
 	const free = groups.filter((g) => g.every((r) => !claimed.has(String(r.id))));
 	if (!free.length) return {};
-	const sure = await lookups.clock.bound();
-	const inBand = (g: IDataObject[]) =>
-		sure !== undefined && g.some((r) => (time(r) ?? Infinity) < sure);
-	const certain = free.filter((g) => !inBand(g));
 	const ids = (list: IDataObject[][]) =>
 		list
 			.flat()
 			.map((r) => String(r.id))
 			.join(', ');
+	const sure = await lookups.clock.bound();
+	const inBand = (g: IDataObject[]) =>
+		sure !== undefined && g.some((r) => (time(r) ?? Infinity) < sure);
+	const certain = free.filter((g) => !inBand(g));
 	if (certain.length > left && !lookups.lookup.repeats)
 		return {
 			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), more than the ${left} item(s) of this run that asked for it: another execution worked on the same record, and the node cannot tell which is this item's`,
+		};
+	if (certain.length > 1 && all > 1 && !lookups.lookup.repeats)
+		return {
+			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), and ${all} items of this run ask for the same: the lost try may have made fewer of them (the input changed, or n8n died before) and another execution the rest, and the node cannot tell which are this run's`,
 		};
 	if (certain.length) return { jobs: certain[0] };
 	return {

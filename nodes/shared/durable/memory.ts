@@ -22,7 +22,10 @@ export interface SavedView {
 	shift: number;
 	/** A time (ms, n8n's clock) known to precede the lost try's runs of this node, if any. */
 	lostAfter?: number;
-	/** A sub-execution whose parent execution was rebuilt after a crash (a retry of it). */
+	/**
+	 * A sub-execution whose parent is n8n's Retry of an earlier execution: the parent's saved data
+	 * holds runs n8n's crash recovery made up, or a node whose failed run the Retry removed.
+	 */
 	parentRecovered?: boolean;
 	/**
 	 * Whether an earlier try of this execution ran the node: n8n saved runs of it (a failed run

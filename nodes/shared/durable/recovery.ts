@@ -11,6 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { ChargedRule, RecoverRule } from '../catalog/dsl';
 import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
+import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
 import { provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -21,8 +22,10 @@ import {
 	groupsOf,
 	Lookups,
 	matches,
+	otherCallHit,
 	ownProvenance,
 	pick,
+	positionProvenance,
 } from './lookups';
 
 export type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -39,7 +42,7 @@ async function findByRule(
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
 	const byRecord = lookups.lookup.ranBefore;
-	const left = lookups.left(plan, rule);
+	const asks = lookups.left(plan, rule);
 	let found: { jobs?: IDataObject[]; unsure?: string };
 	if (rule.by === 'generations') {
 		read = await lookups.generations('lostTry').records();
@@ -54,7 +57,7 @@ async function findByRule(
 		else {
 			const records = read.records.filter((r) => matches(r, rule.match, plan.request));
 			groups = groupsOf(records.reverse(), !!rule.batch);
-			found = await pick(lookups, groups, claimed, left);
+			found = await pick(lookups, groups, claimed, asks);
 		}
 	} else if (!byRecord) {
 		return {};
@@ -65,7 +68,7 @@ async function findByRule(
 			lookups,
 			read.records.map((r) => [r]),
 			claimed,
-			left,
+			asks,
 		);
 	}
 	if (found.jobs || found.unsure) return found;
@@ -99,20 +102,30 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 	};
 
 	let own: Map<string, IDataObject[]> | undefined;
+	let others: Map<string, IDataObject[]> | undefined;
+	const slotJobs = (map: Map<string, IDataObject[]>, plan: RecoverablePlan) =>
+		(plan.requestId ? map.get(plan.requestId) : undefined) ?? map.get(`item:${plan.itemIndex}`);
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
 		if (rule.by === 'provenance') {
 			const window = lookups.generations('lostTry');
-			if (!own) {
-				own = new Map();
-				const mine = await ownProvenance(lookup, (await window.records()).records);
-				for (const { record, p } of mine.reverse())
-					own.set(slotOfRecord(p), [...(own.get(slotOfRecord(p)) ?? []), record]);
+			if (!own || !others) {
+				const { records } = await window.records();
+				own = bySlot(await ownProvenance(lookup, records));
+				others = bySlot(lookup.subOfRetried ? otherExecutions(lookup, records) : []);
 			}
-			const jobs =
-				(plan.requestId ? own.get(plan.requestId) : undefined) ?? own.get(`item:${plan.itemIndex}`);
-			if (jobs && jobs.every((j) => !claimed.has(String(j.id)))) claim(plan.itemIndex, jobs);
+			const free = (list: IDataObject[] | undefined) =>
+				list?.length && list.every((j) => !claimed.has(String(j.id))) ? list : undefined;
+			const jobs = free(slotJobs(own, plan));
+			// a sub-execution of a retried parent: the jobs its call made in the parent's lost try
+			const call = jobs
+				? undefined
+				: await sameCallJobs(lookup.ctx, byExecution(slotJobs(others, plan)));
+			if (jobs) claim(plan.itemIndex, jobs);
+			else if (call?.unsure.length)
+				result.unsure.set(plan.itemIndex, otherCallHit(call.unsure.map((j) => String(j.id))));
+			else if (free(call?.jobs)) claim(plan.itemIndex, call!.jobs);
 			else if (!(await window.records()).complete)
 				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.band()));
 			continue;
@@ -121,28 +134,79 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 			plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
 		if (keyed && lookups.keysReplay() && !lookup.findKeyed) continue;
 		const { jobs, unsure } = await findByRule(lookups, plan, rule, claimed);
-		if (jobs) claim(plan.itemIndex, jobs);
+		if (jobs && lookup.subOfRetried)
+			result.unsure.set(plan.itemIndex, otherCallHit(jobs.map((j) => String(j.id))));
+		else if (jobs) claim(plan.itemIndex, jobs);
 		else if (unsure) result.unsure.set(plan.itemIndex, unsure);
 	}
 	return result;
 }
 
-/**
- * The jobs an earlier try of this run and position started (found by their provenance) for a
- * request that no item of this run asks for now: the input or the node changed before n8n's
- * Retry (a row removed or edited, the prompt changed). They were charged and belong to no item:
- * the run names them. Only for Generation → Create (a `provenance` rule) in a run that repeats
- * a lost try; jobs made before requests were recorded in the provenance are left out.
- */
-export async function orphansOf(lookup: Lookup, plans: RecoverablePlan[]): Promise<IDataObject[]> {
-	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
-	if (!lookup.retrying || !mine.length) return [];
-	const asked = new Set(plans.map((p) => p.requestId));
-	const { records } = await new Lookups(lookup).generations('lostTry').records();
-	return (await ownProvenance(lookup, records))
-		.filter(({ p }) => p.request && !asked.has(p.request))
-		.map(({ record }) => record);
+/** Provenance records by the item slot they belong to (slotOfRecord), oldest first. */
+function bySlot(list: Array<{ record: IDataObject; p: Provenance }>): Map<string, IDataObject[]> {
+	const map = new Map<string, IDataObject[]>();
+	for (const { record, p } of [...list].reverse())
+		map.set(slotOfRecord(p), [...(map.get(slotOfRecord(p)) ?? []), record]);
+	return map;
 }
+
+/** Records by the execution their provenance names. */
+function byExecution(records: IDataObject[] = []): Map<string, IDataObject[]> {
+	const map = new Map<string, IDataObject[]>();
+	for (const r of records) {
+		const id = provenanceIn(r)?.executionId ?? '';
+		map.set(id, [...(map.get(id) ?? []), r]);
+	}
+	return map;
+}
+
+/** This node's and position's provenance records made by other executions than this one. */
+function otherExecutions(lookup: Lookup, records: IDataObject[]) {
+	const self = String(lookup.ctx.getExecutionId() ?? '');
+	return positionProvenance(lookup, records).filter((c) => c.p.executionId !== self);
+}
+
+/**
+ * In a run that repeats a lost try, the jobs made for requests that no item of this run asks for
+ * now: the input or the node changed before n8n's Retry (a row removed or edited, the prompt
+ * changed). They were charged and belong to no item: the run names them. `lost`: the jobs an
+ * earlier try of this run and position started (Generation → Create, found by their provenance;
+ * jobs made before requests were recorded in it are left out). `sameRecord`: for record-matched
+ * kinds, jobs on a record an item works on, made since the lost try may have begun, with values
+ * no item asks for (the lost try's, another execution's or older: nothing tells).
+ */
+export async function orphansOf(
+	lookup: Lookup,
+	plans: RecoverablePlan[],
+): Promise<{ lost: IDataObject[]; sameRecord: IDataObject[] }> {
+	const none = { lost: [], sameRecord: [] };
+	if (!lookup.retrying) return none;
+	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
+	const byRecord = plans.filter((p) => p.endpoint.job?.recover?.by === 'generations');
+	if (!mine.length && !(byRecord.length && lookup.ranBefore)) return none;
+	const lookups = new Lookups(lookup);
+	const { records } = await lookups.generations('lostTry').records();
+	const asked = new Set(plans.map((p) => p.requestId));
+	const lost = (await ownProvenance(lookup, records))
+		.filter(({ p }) => mine.length && p.request && !asked.has(p.request))
+		.map(({ record }) => record);
+	if (!byRecord.length || !lookup.ranBefore) return { lost, sameRecord: [] };
+	// record-matched kinds: work on the same record, made since the lost try may have begun (the
+	// window reaches back over the clocks' margin), with values no item asks for now (a row edited
+	// or removed before the Retry)
+	const rules = byRecord.map((p) => ({
+		p,
+		match: (p.endpoint.job?.recover as { match: Record<string, string> }).match,
+	}));
+	const onRecord = (r: IDataObject) =>
+		rules.some(({ p, match }) => matches(r, recordPart(match), p.request));
+	const askedFor = (r: IDataObject) => rules.some(({ p, match }) => matches(r, match, p.request));
+	return { lost, sameRecord: records.filter((r) => onRecord(r) && !askedFor(r)) };
+}
+
+/** The fields of a record rule's match that name the record (a path parameter), not a value. */
+const recordPart = (match: Record<string, string>) =>
+	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.startsWith('{body.')));
 
 /**
  * A create of n8n's Retry refused with 409 `idempotency_key_reused`: an earlier try sent the key
@@ -231,16 +295,20 @@ export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): 
 		const rule = plan.endpoint.charged;
 		if (!rule || !lookup.ranBefore) continue;
 		const entries = await evidenceOf(lookups, rule, plan);
-		const left = lookups.left(plan, rule);
+		const asks = lookups.left(plan, rule);
 		const { jobs, unsure } = await pick(
 			lookups,
 			entries.map((e) => [e]),
 			lookup.claimed,
-			left,
+			asks,
 		);
 		if (unsure) result.unsure.set(plan.itemIndex, unsure);
 		const entry = jobs?.[0];
 		if (!entry) continue;
+		if (lookup.subOfRetried) {
+			result.unsure.set(plan.itemIndex, otherCallHit([String(entry.id)]));
+			continue;
+		}
 		lookup.claimed.add(String(entry.id));
 		result.found.set(plan.itemIndex, await answerOf(lookup, rule, plan, entry));
 	}

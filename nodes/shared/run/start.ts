@@ -3,7 +3,7 @@
  * the lookups at MediaGen for the work an earlier try of the run did without a record of it (a
  * retry after n8n died, an answer lost, Stop while a create was in flight). docs/batches.md.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { ItemPlan, RunState } from '../behaviours/behaviour';
@@ -49,6 +49,7 @@ export async function establish(run: StartingRun): Promise<void> {
 		retrying: ctx.getMode() === 'retry' || !!view.parentRecovered,
 		ranBefore: !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined,
 		repeats: repeatsInExecution(ctx),
+		subOfRetried: !!view.parentRecovered,
 	};
 }
 
@@ -115,14 +116,23 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 	const { ctx, lookup } = run;
 	if (!lookup || typeof ctx.addExecutionHints !== 'function') return;
 	const plans = run.plans.filter((p) => p.job && !p.endpoint.nodeOperation);
-	const orphans = await orphansOf(lookup, plans).catch(() => []);
-	if (!orphans.length) return;
-	const list = orphans.map((o) => `${String(o.id)} (${String(o.status)})`).join(', ');
-	ctx.addExecutionHints({
-		message: `The lost try of this run started ${orphans.length} job${orphans.length === 1 ? '' : 's'} for requests no item asks for now (the input or the node changed before the Retry): ${list}. ${orphans.length === 1 ? 'It is' : 'They are'} charged when ${orphans.length === 1 ? 'it succeeds' : 'they succeed'}, and not in this output: use Generation → Wait or Collect to get ${orphans.length === 1 ? 'it' : 'them'}.`,
-		type: 'warning',
-		location: 'outputPane',
-	});
+	const { lost, sameRecord } = await orphansOf(lookup, plans).catch(() => ({
+		lost: [],
+		sameRecord: [],
+	}));
+	const list = (jobs: IDataObject[]) =>
+		jobs.map((o) => `${String(o.id)} (${String(o.status)})`).join(', ');
+	const n = (jobs: IDataObject[]) => `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
+	const hint = (message: string) =>
+		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
+	if (lost.length)
+		hint(
+			`The lost try of this run started ${n(lost)} for requests no item asks for now (the input or the node changed before the Retry): ${list(lost)}. ${lost.length === 1 ? 'It is' : 'They are'} charged when ${lost.length === 1 ? 'it succeeds' : 'they succeed'}, and not in this output: use Generation → Wait or Collect to get ${lost.length === 1 ? 'it' : 'them'}.`,
+		);
+	if (sameRecord.length)
+		hint(
+			`MediaGen holds ${n(sameRecord)} on the records of this run, made since its lost try may have begun, with values no item asks for now: ${list(sameRecord)}. The lost try's for a row changed before the Retry, another execution's, or older: charged, and not in this output (Generation → Wait gets one by its ID).`,
+		);
 }
 
 /**

@@ -1,0 +1,158 @@
+/**
+ * Which call of its parent a sub-execution (Execute Workflow) is. n8n saves nothing that names
+ * the calling node: a sub-execution's data holds `parentExecution` with its caller's execution
+ * and workflow ids only (n8n-nodes-base ExecuteWorkflow.node.js `execute`; packages/cli
+ * workflow-execute-additional-data.ts `getRunData`). A parent that calls one sub-workflow twice
+ * with the same items (two branches, a loop) starts two sub-executions that see the same saved
+ * data; n8n's Retry of the parent starts both again as new executions. They are told apart by
+ * their order: n8n numbers executions in the order it creates them (the execution entity's
+ * generated id), and a parent runs its calls one after the other. docs/batches.md.
+ */
+import { createHash } from 'node:crypto';
+
+import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
+
+import { anchorOf, firstRunsOf, isRecoveredRun, parentOf, savedExecutionData } from './identity';
+
+export const CALLS = {
+	/** Executions read at most between a parent's id and its sub-execution's. */
+	maxBetween: 25,
+};
+
+/** An execution's id and its saved data. */
+export interface Saved {
+	id: string;
+	data: IRunExecutionData | undefined;
+}
+
+const numberOf = (id: string) => (/^\d+$/.test(id) ? Number(id) : undefined);
+
+/**
+ * What a sub-execution was called with, as a hash of its start items' JSON: the start entry of
+ * its stack while n8n has it saved (at the start, and when its process died), else the output of
+ * its first node's first run (a finished sub-execution; passthrough: the same items).
+ */
+export function callItemsOf(data: IRunExecutionData | undefined): string | undefined {
+	const stack = data?.executionData?.nodeExecutionStack ?? [];
+	const start = stack.find(
+		(e) => (e as { metadata?: { parentExecution?: unknown } }).metadata?.parentExecution,
+	);
+	let items = start?.data?.main?.[0];
+	if (!items) {
+		const first = Object.values(data?.resultData?.runData ?? {})
+			.map((runs) => runs?.[0])
+			.find((run) => run && !isRecoveredRun(run) && !(run.source ?? []).some((s) => s));
+		items = first?.data?.main?.[0] ?? undefined;
+	}
+	if (!items) return undefined;
+	return createHash('sha256')
+		.update(JSON.stringify(items.map((i) => i?.json ?? null)))
+		.digest('hex');
+}
+
+/**
+ * The sub-executions a parent's saved data names: Execute Workflow's `metadata.subExecution`,
+ * on its run (mode "once") or on each output item (mode "each").
+ */
+function namedSubExecutions(data: IRunExecutionData | undefined): string[] {
+	const ids = new Set<string>();
+	const add = (m: unknown) => {
+		const id = (m as { subExecution?: { executionId?: unknown } } | undefined)?.subExecution
+			?.executionId;
+		if (typeof id === 'string' || typeof id === 'number') ids.add(String(id));
+	};
+	for (const runs of Object.values(data?.resultData?.runData ?? {}))
+		for (const run of runs ?? []) {
+			add(run.metadata);
+			for (const output of run.data?.main ?? [])
+				for (const item of output ?? []) add(item.metadata);
+		}
+	return [...ids];
+}
+
+/**
+ * Which call of `parent`'s run `self` is among the calls with the same start items (1 for the
+ * first): the sub-executions of the same parent with those items that n8n created before it
+ * (ids between the parent's and its own), and those of an earlier try of the parent whose calls
+ * the parent's saved data kept (n8n's Retry resumes after them). Undefined when the ids are not
+ * n8n's numbers or more than CALLS.maxBetween executions lie between.
+ */
+export async function callRank(
+	ctx: IExecuteFunctions,
+	self: Saved,
+	parent: Saved,
+): Promise<number | undefined> {
+	const selfNo = numberOf(self.id);
+	const parentNo = numberOf(parent.id);
+	if (selfNo === undefined || parentNo === undefined || selfNo <= parentNo) return undefined;
+	if (selfNo - parentNo - 1 > CALLS.maxBetween) return undefined;
+	const input = callItemsOf(self.data);
+	if (input === undefined) return undefined;
+	const earlier = new Set<string>();
+	for (let n = parentNo + 1; n < selfNo; n++) {
+		const data = await savedExecutionData(ctx, String(n));
+		if (parentOf(data) === parent.id && callItemsOf(data) === input) earlier.add(String(n));
+	}
+	for (const id of namedSubExecutions(parent.data)) {
+		if (id === self.id || earlier.has(id)) continue;
+		const data = await savedExecutionData(ctx, id);
+		if (data && parentOf(data) !== parent.id && callItemsOf(data) === input) earlier.add(id);
+	}
+	return earlier.size + 1;
+}
+
+/**
+ * Whether `lost` is `now`'s own run of the parent: the same execution, or one n8n's Retry copied
+ * `now` from: the same anchor (2.x's resumeToken), else (1.x) every first run `lost` saved is in
+ * `now`'s saved data with the same start (the Retry starts from a copy of it).
+ */
+export function sameParentRun(now: Saved, lost: Saved): boolean {
+	if (now.id === lost.id) return true;
+	const [a, b] = [anchorOf(now.data), anchorOf(lost.data)];
+	if (a || b) return a === b;
+	const firsts = firstRunsOf(lost.data);
+	const mine = new Map(firstRunsOf(now.data).map(([name, t, i]) => [name, `${t}:${i}`]));
+	return firsts.length > 0 && firsts.every(([name, t, i]) => mine.get(name) === `${t}:${i}`);
+}
+
+/** A sub-execution's data and its parent's, as saved now. */
+export async function withParent(
+	ctx: IExecuteFunctions,
+	id: string,
+): Promise<{ self: Saved; parent?: Saved }> {
+	const self = { id, data: await savedExecutionData(ctx, id) };
+	const parentId = parentOf(self.data);
+	if (!parentId) return { self };
+	return { self, parent: { id: parentId, data: await savedExecutionData(ctx, parentId) } };
+}
+
+/**
+ * Of the jobs other sub-executions made for an item's request (`records` by the execution that
+ * made them), those this call made in an earlier try of the parent: made by a call of the same
+ * parent run (sameParentRun) with the same start items and the same rank. `unsure`: made by a
+ * call of the same parent run whose rank cannot be told (other ids than n8n's numbers, too many
+ * executions between, or other start items: the parent's rows changed before its Retry).
+ */
+export async function sameCallJobs(
+	ctx: IExecuteFunctions,
+	records: Map<string, IDataObject[]>,
+): Promise<{ jobs: IDataObject[]; unsure: IDataObject[] }> {
+	const out = { jobs: [] as IDataObject[], unsure: [] as IDataObject[] };
+	if (!records.size) return out;
+	const me = await withParent(ctx, String(ctx.getExecutionId() ?? ''));
+	const myRank = me.parent && (await callRank(ctx, me.self, me.parent));
+	for (const [executionId, list] of records) {
+		const them = await withParent(ctx, executionId);
+		if (!me.parent || !them.parent) {
+			out.unsure.push(...list);
+			continue;
+		}
+		if (!sameParentRun(me.parent, them.parent)) continue;
+		// the parent's rows changed before its Retry: which call had which items cannot be told
+		const sameInput = callItemsOf(them.self.data) === callItemsOf(me.self.data);
+		const rank = sameInput ? await callRank(ctx, them.self, them.parent) : undefined;
+		if (myRank === undefined || rank === undefined) out.unsure.push(...list);
+		else if (rank === myRank) out.jobs.push(...list);
+	}
+	return out;
+}

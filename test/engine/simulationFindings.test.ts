@@ -1,0 +1,114 @@
+/**
+ * What the randomized simulation of issue #36 found, each case run with its runner
+ * (test/sim/run.ts: n8n-core in a child process killed with SIGKILL, n8n's recovery and Retry,
+ * the five invariants checked at the sandbox):
+ * - a sub-workflow (Execute Workflow) under n8n's Retry of its parent (seed 36 in CI, seed 7):
+ *   before nodes/shared/durable/calls.ts, n8n 1.x started the lost call's job again (two charged
+ *   for one call) and n8n 2.x gave both calls of the sub-workflow the first call's job;
+ * - Edit → Dub (found by its record) with duplicate rows and another execution's dub of the same
+ *   edit: the second row got the other execution's dub; a row edited before the Retry: its lost
+ *   dub was charged and named nowhere.
+ */
+import { runCase } from '../sim/run';
+import type { Scenario } from '../sim/scenario';
+import { fastJobs, useSandbox } from './setup';
+
+const { sb, creds } = useSandbox({ timeScale: 0.01 });
+fastJobs();
+
+const base: Scenario = {
+	n8nMajor: 2,
+	progress: false,
+	kind: 'generation',
+	shape: 'sub',
+	reversed: false,
+	rows: ['A'],
+	change: { kind: 'none' },
+	clockOffsetMs: 0,
+	dayPasses: false,
+	other: false,
+	kill: { at: 'create', k: 1 },
+};
+
+const cases: Array<[string, Partial<Scenario>, RegExp]> = [
+	['called once, killed at its create', {}, /retry creates 0, retry ok/],
+	['called once, a day later (keys forgotten)', { dayPasses: true }, /retry creates 0, retry ok/],
+	[
+		'called from two branches, killed at the first call’s create',
+		{ shape: 'subTwice' },
+		/retry ok/,
+	],
+	[
+		'called from two branches, a day later',
+		{ shape: 'subTwice', dayPasses: true },
+		/retry creates 1, retry ok/,
+	],
+	[
+		'called from two branches, killed at the second call’s create',
+		{ shape: 'subTwice', kill: { at: 'create', k: 2 } },
+		/retry ok/,
+	],
+	[
+		'called from two branches, progress saved: the Retry resumes at the second call',
+		{ shape: 'subTwice', progress: true },
+		/retry ok/,
+	],
+	[
+		'called from two branches, killed after both calls',
+		{ shape: 'subTwice', kill: { at: 'after' } },
+		/retry creates 0, retry ok/,
+	],
+];
+
+describe.each([2, 1] as const)(
+	'n8n %s.x: a sub-workflow under the Retry of its parent',
+	(major) => {
+		test.each(cases)(
+			'%s: no invariant broken',
+			async (_name, change, summary) => {
+				const result = await runCase(sb, { ...base, ...change, n8nMajor: major }, creds());
+				expect(result.violations).toEqual([]);
+				expect(result.summary).toMatch(summary);
+			},
+			120_000,
+		);
+	},
+);
+
+const dub: Scenario = { ...base, kind: 'dub', shape: 'plain' };
+
+describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
+	test('duplicate rows, another execution dubbed the same edit into the same language: refused and named', async () => {
+		const s = { ...dub, rows: ['A', 'A'], other: true };
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+	}, 120_000);
+
+	test('a row added that duplicates one, another execution’s dub: refused and named', async () => {
+		const s = { ...dub, change: { kind: 'add' as const, at: 0, row: 'A' }, other: true };
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry refused/);
+	}, 120_000);
+
+	test('a row removed and n8n’s clock stepped 5 minutes: its lost dub is named in a warning', async () => {
+		const s = {
+			...dub,
+			rows: ['A', 'B'],
+			change: { kind: 'remove' as const, at: 0 },
+			clockOffsetMs: 300_000,
+			other: true,
+		};
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry ok/);
+	}, 120_000);
+
+	test('a row edited before the Retry: its lost dub is named in a warning', async () => {
+		const s = { ...dub, rows: ['D'], change: { kind: 'edit' as const, at: 0, row: 'A' } };
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 1, retry ok/);
+	}, 120_000);
+});
