@@ -20,7 +20,7 @@ import { SavedExecutions } from './savedExecutions';
 import type { Edge } from './shapes';
 import { arrange, executeWorkflow, inOrder, items, loop, shape, slow, subTrigger } from './shapes';
 import { ACTION_NODES } from '../actionNodes';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, newEdit, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -328,14 +328,6 @@ describe('job kinds found by their record, and charged calls, in a loop and befo
 			{ resource: 'edit', operation: 'createCaptions', editId: rl(editId) },
 			{ typeVersion: 2 },
 		);
-	async function newEdit() {
-		const source = sb.control.createLargeAsset({
-			size: 4096,
-			mimeType: 'video/mp4',
-			filename: 'clip.mp4',
-		}).id;
-		return String((await api()('POST', '/edits', { sourceAssetId: source })).body.id);
-	}
 	const captionTasks = async (edit: string) =>
 		((await api()('GET', `/edits/${edit}`)).body.aiTasks as IDataObject[]).filter(
 			(t) => t.type === 'captions',
@@ -364,7 +356,7 @@ describe('job kinds found by their record, and charged calls, in a loop and befo
 	});
 
 	test('Create Captions of one edit in each of 3 loop iterations, killed after the 2nd was charged: each iteration its own task, 1 charged in the retry', async () => {
-		const edit = await newEdit();
+		const edit = await newEdit(sb);
 		const { r, before } = await crashAndRetry(loopOver(captions(edit), rows(3)), {
 			answered: 2,
 			path: '/captions$',
@@ -377,7 +369,7 @@ describe('job kinds found by their record, and charged calls, in a loop and befo
 	});
 
 	test('Create Captions with a node after it, killed in that node: nothing charged again', async () => {
-		const edits = [await newEdit(), await newEdit()];
+		const edits = [await newEdit(sb), await newEdit(sb)];
 		const node = captions('={{ $json.edit }}');
 		const { r, before } = await crashAndRetry(
 			{

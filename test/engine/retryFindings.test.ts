@@ -23,7 +23,7 @@ import { mediaGen, startWorkflow } from './harness';
 import { SavedExecutions } from './savedExecutions';
 import type { Edge } from './shapes';
 import { executeWorkflow, inOrder, items, shape, slow, subTrigger } from './shapes';
-import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, generationCreate, newEdit, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -217,17 +217,9 @@ describe('finding 2: a new execution never adopts an earlier execution’s job t
 
 describe('finding 3: record-matched job kinds match every field the service records', () => {
 	const editor = nodeFactory(ACTION_NODES.mediaGenEditor);
-	async function newEdit() {
-		const source = sb.control.createLargeAsset({
-			size: 4096,
-			mimeType: 'video/mp4',
-			filename: 'clip.mp4',
-		}).id;
-		return String((await api()('POST', '/edits', { sourceAssetId: source })).body.id);
-	}
 
 	test('Dub into es, fr, de, n8n killed after es; another workflow dubs the same edit into ja meanwhile; Retry: fr and de are made, ja is nobody’s', async () => {
-		const edit = await newEdit();
+		const edit = await newEdit(sb);
 		const dub = editor(
 			'Dub',
 			{ resource: 'edit', operation: 'dub', editId: rl(edit), language: '={{ $json.language }}' },
@@ -269,7 +261,8 @@ describe('finding 3: record-matched job kinds match every field the service reco
 describe('finding 4: n8n’s clock at the Retry is not its clock at the crash', () => {
 	const canvas = nodeFactory(ACTION_NODES.mediaGenCanvas);
 
-	test('Canvas Run → Start started, n8n killed, its clock a minute ahead at the crash: the Retry starts nothing and names the run it cannot place', async () => {
+	/** Canvas Run → Start of a new canvas workflow, n8n killed once it answered, then Retry. */
+	async function canvasStartCrashed(clockOffsetMs: number) {
 		const wf = String(
 			(await api()('POST', '/canvas', { name: 'Poster', templateId: 'text-to-image' })).body.id,
 		);
@@ -282,10 +275,15 @@ describe('finding 4: n8n’s clock at the Retry is not its clock at the crash', 
 			{
 				nodes: [items('Items', [{ row: 1 }]), start, SLOW],
 				edges: inOrder('Items', 'Canvas', 'Slow'),
-				clockOffsetMs: 60_000,
+				clockOffsetMs,
 			},
 			{ answered: 1, path: '/runs$', method: 'POST' },
 		);
+		return { wf, r };
+	}
+
+	test('Canvas Run → Start started, n8n killed, its clock a minute ahead at the crash: the Retry starts nothing and names the run it cannot place', async () => {
+		const { wf, r } = await canvasStartCrashed(60_000);
 		expect(posts('/runs$')).toBe(0);
 		const runs = (await api()('GET', `/canvas/${wf}/runs`)).body.data as IDataObject[];
 		expect(runs).toHaveLength(1);
@@ -294,22 +292,7 @@ describe('finding 4: n8n’s clock at the Retry is not its clock at the crash', 
 	});
 
 	test('the same with n8n’s clock a minute behind at the crash: the run is found and output, nothing started again', async () => {
-		const wf = String(
-			(await api()('POST', '/canvas', { name: 'Poster', templateId: 'text-to-image' })).body.id,
-		);
-		const start = canvas(
-			'Canvas',
-			{ resource: 'run', operation: 'start', canvasWorkflowId: rl(wf) },
-			{ typeVersion: 2 },
-		);
-		const { r } = await crashThenRetry(
-			{
-				nodes: [items('Items', [{ row: 1 }]), start, SLOW],
-				edges: inOrder('Items', 'Canvas', 'Slow'),
-				clockOffsetMs: -60_000,
-			},
-			{ answered: 1, path: '/runs$', method: 'POST' },
-		);
+		const { wf, r } = await canvasStartCrashed(-60_000);
 		expect(r.error).toBeUndefined();
 		expect(posts('/runs$')).toBe(0);
 		const runs = (await api()('GET', `/canvas/${wf}/runs`)).body.data as IDataObject[];

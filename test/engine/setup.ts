@@ -16,7 +16,7 @@ import { POLLING } from '../../nodes/shared/jobs/poller';
 import { RETRY } from '../../nodes/shared/transport/retry';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
-import { startedLater } from '../sandbox/helpers';
+import { client, startedLater } from '../sandbox/helpers';
 import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { setupBinaryData } from './binaryData';
 import type { RunOptions, RunResult, TestNode } from './harness';
@@ -157,6 +157,17 @@ export const generationCreate = (
 	additionalFields: { params: JSON.stringify({ sandbox: { durationMs } }) },
 	...extra,
 });
+
+/** A new edit of a 4 KB video clip at the sandbox (the record of dubs and captions); its id. */
+export async function newEdit(sb: Sandbox): Promise<string> {
+	const source = sb.control.createLargeAsset({
+		size: 4096,
+		mimeType: 'video/mp4',
+		filename: 'clip.mp4',
+	}).id;
+	const created = await client(sb, sb.keys.pro)('POST', '/edits', { sourceAssetId: source });
+	return String(created.body.id);
+}
 
 export const rl = (value: unknown) => ({ __rl: true, mode: 'id', value: String(value) });
 

@@ -33,7 +33,7 @@ import {
 	slow,
 	subTrigger,
 } from '../engine/shapes';
-import { generationCreate, nodeFactory, rl } from '../engine/setup';
+import { generationCreate, newEdit, nodeFactory, rl } from '../engine/setup';
 import type { Scenario } from './scenario';
 import { calls, rowsAfter } from './scenario';
 
@@ -50,15 +50,6 @@ interface Records {
 }
 
 type Api = ReturnType<typeof client>;
-
-async function newEdit(sb: Sandbox, api: Api): Promise<string> {
-	const source = sb.control.createLargeAsset({
-		size: 4096,
-		mimeType: 'video/mp4',
-		filename: 'clip.mp4',
-	}).id;
-	return String((await api('POST', '/edits', { sourceAssetId: source })).body.id);
-}
 
 /** The MediaGen node of the case's kind; each row's item holds `row` (and `edit`). */
 function jobNode(s: Scenario, records: Records): TestNode {
@@ -248,10 +239,10 @@ export async function runCase(
 	// from it (ExecutionService.retry keeps the saved run data) and reads no changed rows
 	const after = s.progress ? s.rows : rowsAfter(s);
 	const records: Records = { captionEdits: {} };
-	if (s.kind === 'dub') records.dubEdit = await newEdit(sb, api);
+	if (s.kind === 'dub') records.dubEdit = await newEdit(sb);
 	if (s.kind === 'captions')
 		for (const row of new Set([...s.rows, ...rowsAfter(s)]))
-			records.captionEdits[row] = await newEdit(sb, api);
+			records.captionEdits[row] = await newEdit(sb);
 	const before = workflowsOf(s, s.rows, records);
 	const saved = new SavedExecutions();
 	const callCount = calls(s.shape);
