@@ -20,6 +20,7 @@ import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { client, until } from '../sandbox/helpers';
 import type { TestNode } from './harness';
 import { chain, mediaGen, retryExecution, runWorkflow, startWorkflow } from './harness';
+import { items, loop, shape } from './shapes';
 import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
 
 const { sb, creds, runOne } = useSandbox({ timeScale: 0.01 });
@@ -428,6 +429,37 @@ describe("7. n8n's Retry of a failed execution never starts a job twice", () => 
 		expect(error?.message).toBe("Idempotency Key 'campaign-7' of item 2 is also the key of item 1");
 		expect(error?.description).toMatch(/^Item 2 of 3\. Nothing was sent to MediaGen for any item/);
 		expect(sb.control.requests()).toHaveLength(0);
+	});
+
+	test('Loop Over Items, the same prompt each row, 402 at the second iteration, Retry: the first iteration’s job stays its own; one more create', async () => {
+		const cost = await costOfOne();
+		sb.control.setCredits('main', cost);
+		const workflow = shape({
+			nodes: [
+				items('Rows', [{}, {}]),
+				loop('Loop'),
+				mediaGen('MediaGen', generation({ waitForCompletion: false })),
+			],
+			edges: [
+				['Rows', 'Loop'],
+				['Loop', 'MediaGen', 1],
+				['MediaGen', 'Loop'],
+			],
+		});
+		const failed = await runWorkflow(workflow, { credentials: creds() });
+		expect(failed.error?.message).toMatch(/^Not enough credits/);
+		expect(creates()).toHaveLength(2);
+		const first = String(failed.json('MediaGen')[0]?.id);
+
+		sb.control.setCredits('main', 10 * cost);
+		const retried = await retryExecution(workflow, failed.run, { credentials: creds() });
+		expect(retried.error).toBeUndefined();
+		// the Retry resumes at the failed second iteration: n8n hands it the first one's output
+		// and node context; the lost try's job of the first iteration (same request) is not its
+		const second = retried.run.data.resultData.runData.MediaGen.at(-1)?.data?.main[0]?.[0]?.json;
+		expect(creates()).toHaveLength(3);
+		expect(second?.id).toBeDefined();
+		expect(second?.id).not.toBe(first);
 	});
 });
 

@@ -7,7 +7,12 @@
  *   for one call) and n8n 2.x gave both calls of the sub-workflow the first call's job;
  * - Edit → Dub (found by its record) with duplicate rows and another execution's dub of the same
  *   edit: the second row got the other execution's dub; a row edited before the Retry: its lost
- *   dub was charged and named nowhere.
+ *   dub was charged and named nowhere; n8n's clock stepped 3 s and another execution's dub of the
+ *   same language: the item got the other's dub (seed 422599492, in about half the runs);
+ * - Generation → Create in Loop Over Items with rows added, removed or swapped before the Retry
+ *   (seed 422599492): each iteration looked only at its own position's jobs, so a row that moved
+ *   to another iteration was charged again and the lost try's job of the last rows named nowhere
+ *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions).
  */
 import { runCase } from '../sim/run';
 import type { Scenario } from '../sim/scenario';
@@ -60,20 +65,22 @@ const cases: Array<[string, Partial<Scenario>, RegExp]> = [
 	],
 ];
 
-describe.each([2, 1] as const)(
-	'n8n %s.x: a sub-workflow under the Retry of its parent',
-	(major) => {
-		test.each(cases)(
+/** Each case on n8n 2.x and 1.x: no invariant broken, and the summary expected. */
+function onBothMajors(title: string, from: Scenario, list: typeof cases): void {
+	describe.each([2, 1] as const)(`n8n %s.x: ${title}`, (major) => {
+		test.each(list)(
 			'%s: no invariant broken',
 			async (_name, change, summary) => {
-				const result = await runCase(sb, { ...base, ...change, n8nMajor: major }, creds());
+				const result = await runCase(sb, { ...from, ...change, n8nMajor: major }, creds());
 				expect(result.violations).toEqual([]);
 				expect(result.summary).toMatch(summary);
 			},
 			120_000,
 		);
-	},
-);
+	});
+}
+
+onBothMajors('a sub-workflow under the Retry of its parent', base, cases);
 
 const dub: Scenario = { ...base, kind: 'dub', shape: 'plain' };
 
@@ -110,5 +117,69 @@ describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
 		const result = await runCase(sb, s, creds());
 		expect(result.violations).toEqual([]);
 		expect(result.summary).toMatch(/retry creates 1, retry ok/);
+	}, 120_000);
+
+	test('n8n’s clock stepped 3 s, another execution dubbed the same edit into the same language: refused and named', async () => {
+		const s = { ...dub, clockOffsetMs: 3_000, other: true };
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+	}, 120_000);
+});
+
+const inLoop: Scenario = { ...base, shape: 'loop' };
+
+const loopCases: Array<[string, Partial<Scenario>, RegExp]> = [
+	[
+		'rows A, A, the second removed: its lost job named at the last iteration',
+		{ rows: ['A', 'A'], change: { kind: 'remove', at: 1 }, kill: { at: 'create', k: 2 } },
+		/retry creates 0, retry ok/,
+	],
+	[
+		'rows B, B, A, the second B removed: A not charged again',
+		{ rows: ['B', 'B', 'A'], change: { kind: 'remove', at: 1 }, kill: { at: 'create', k: 3 } },
+		/retry creates 0, retry ok/,
+	],
+	[
+		'rows A, B, a row added on top: only it is created',
+		{ rows: ['A', 'B'], change: { kind: 'add', at: 0, row: 'C' }, kill: { at: 'create', k: 2 } },
+		/retry creates 1, retry ok/,
+	],
+	[
+		'rows A, B swapped: nothing created again',
+		{ rows: ['A', 'B'], change: { kind: 'swap', i: 0, j: 1 }, kill: { at: 'create', k: 2 } },
+		/retry creates 0, retry ok/,
+	],
+];
+
+onBothMajors(
+	'Generation → Create in Loop Over Items, rows changed before the Retry',
+	inLoop,
+	loopCases,
+);
+
+describe('Generation → Create in Loop Over Items, more shapes (n8n 2.x)', () => {
+	test('killed after the loop, the first of three rows removed: nothing created again', async () => {
+		const s = {
+			...inLoop,
+			rows: ['A', 'B', 'C'],
+			change: { kind: 'remove' as const, at: 0 },
+			kill: { at: 'after' as const },
+		};
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 0, retry ok/);
+	}, 120_000);
+
+	test('progress saved, rows A, A: a resumed iteration does not take a finished one’s job', async () => {
+		const s = {
+			...inLoop,
+			progress: true,
+			rows: ['A', 'A'],
+			kill: { at: 'create' as const, k: 2 },
+		};
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 0, retry ok/);
 	}, 120_000);
 });

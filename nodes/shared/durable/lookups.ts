@@ -220,10 +220,11 @@ export function groupsOf(records: IDataObject[], batch: boolean): IDataObject[][
 export async function ownProvenance(
 	lookup: Lookup,
 	records: IDataObject[],
+	anyPosition = false,
 ): Promise<Array<{ record: IDataObject; p: Provenance }>> {
 	const { ctx, identity } = lookup;
 	const node = ctx.getNode();
-	const candidates = positionProvenance(lookup, records);
+	const candidates = positionProvenance(lookup, records, anyPosition);
 	// a sub-execution of a rebuilt parent: only what this execution itself did is surely its own
 	if (lookup.subOfRetried)
 		return candidates.filter((c) => c.p.executionId === String(ctx.getExecutionId() ?? ''));
@@ -243,10 +244,14 @@ export async function ownProvenance(
 	return candidates.filter((c) => sameRun.has(c.p.run));
 }
 
-/** The provenance records of this workflow, node and run position, whichever run made them. */
+/**
+ * The provenance records of this workflow, node and run position (`anyPosition`: of every
+ * position), whichever run made them.
+ */
 export function positionProvenance(
 	lookup: Lookup,
 	records: IDataObject[],
+	anyPosition = false,
 ): Array<{ record: IDataObject; p: Provenance }> {
 	const node = lookup.ctx.getNode();
 	const workflowId = String(lookup.ctx.getWorkflow().id ?? '');
@@ -257,7 +262,7 @@ export function positionProvenance(
 				!!c.p &&
 				c.p.workflowId === workflowId &&
 				c.p.nodeId === node.id &&
-				c.p.runIndex === lookup.position,
+				(anyPosition || c.p.runIndex === lookup.position),
 		);
 }
 
@@ -392,7 +397,9 @@ export interface Asks {
  * Records (groups) found for an item, with their MediaGen time: taken, unsure, or none. Records
  * found by what they belong to carry nothing of the run that made them: more than the items
  * left to ask for them, or more than one when the run asks for the same work more than once,
- * may hold another execution's: unsure (outside a loop, whose later positions take the rest).
+ * may hold another execution's: unsure (outside a loop, whose later positions take the rest);
+ * so may records made since the lost try began when more than asked for were also made in the
+ * band before it (the lost try's own, if n8n's clock was stepped since).
  */
 export async function pick(
 	lookups: Lookups,
@@ -419,6 +426,11 @@ export async function pick(
 	if (certain.length > 1 && all > 1 && !lookups.lookup.repeats)
 		return {
 			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), and ${all} items of this run ask for the same: the lost try may have made fewer of them (the input changed, or n8n died before) and another execution the rest, and the node cannot tell which are this run's`,
+		};
+	const banded = free.filter(inBand);
+	if (certain.length && banded.length && free.length > left && !lookups.lookup.repeats)
+		return {
+			unsure: `MediaGen holds ${ids(certain)} for this item's request made since the lost try began, and ${ids(banded)} made up to ${RECOVERY.clockMarginMs / 60_000} minutes before it by n8n's clock now: if n8n's clock moved since that try (docs/api-assumptions.md, Clocks), the earlier one is the lost try's and the later another execution's, so the node cannot tell which is this item's`,
 		};
 	if (certain.length) return { jobs: certain[0] };
 	return {

@@ -13,7 +13,7 @@ import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
-import { provenanceIn } from './identity';
+import { loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
 import {
 	boundHit,
@@ -103,8 +103,11 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 
 	let own: Map<string, IDataObject[]> | undefined;
 	let others: Map<string, IDataObject[]> | undefined;
+	let elsewhere: Array<[string, IDataObject[]]> = [];
 	const slotJobs = (map: Map<string, IDataObject[]>, plan: RecoverablePlan) =>
 		(plan.requestId ? map.get(plan.requestId) : undefined) ?? map.get(`item:${plan.itemIndex}`);
+	const free = (list: IDataObject[] | undefined) =>
+		list?.length && list.every((j) => !claimed.has(String(j.id))) ? list : undefined;
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
@@ -114,10 +117,13 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 				const { records } = await window.records();
 				own = bySlot(await ownProvenance(lookup, records));
 				others = bySlot(lookup.subOfRetried ? otherExecutions(lookup, records) : []);
+				elsewhere = [...bySlot(await otherPositions(lookup, records), true)];
 			}
-			const free = (list: IDataObject[] | undefined) =>
-				list?.length && list.every((j) => !claimed.has(String(j.id))) ? list : undefined;
-			const jobs = free(slotJobs(own, plan));
+			// in a loop, the lost try's job for this request at another position (rows added,
+			// removed or moved before the Retry shift the iterations), the earliest not taken
+			const moved = () =>
+				elsewhere.find(([slot, list]) => slot.endsWith(`|${plan.requestId}`) && free(list))?.[1];
+			const jobs = free(slotJobs(own, plan)) ?? (plan.requestId ? moved() : undefined);
 			// a sub-execution of a retried parent: the jobs its call made in the parent's lost try
 			const call = jobs
 				? undefined
@@ -142,12 +148,37 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 	return result;
 }
 
-/** Provenance records by the item slot they belong to (slotOfRecord), oldest first. */
-function bySlot(list: Array<{ record: IDataObject; p: Provenance }>): Map<string, IDataObject[]> {
+/**
+ * Provenance records by the item slot they belong to (slotOfRecord), oldest first; with
+ * `byPosition`, by run position and slot (`<position>|<slot>`), positions in order.
+ */
+function bySlot(
+	list: Array<{ record: IDataObject; p: Provenance }>,
+	byPosition = false,
+): Map<string, IDataObject[]> {
 	const map = new Map<string, IDataObject[]>();
-	for (const { record, p } of [...list].reverse())
-		map.set(slotOfRecord(p), [...(map.get(slotOfRecord(p)) ?? []), record]);
+	const sorted = [...list].reverse();
+	if (byPosition) sorted.sort((a, b) => a.p.runIndex - b.p.runIndex);
+	for (const { record, p } of sorted) {
+		const slot = byPosition ? `${p.runIndex}|${slotOfRecord(p)}` : slotOfRecord(p);
+		map.set(slot, [...(map.get(slot) ?? []), record]);
+	}
 	return map;
+}
+
+/**
+ * In n8n's Retry of a run whose node repeats (Loop Over Items), the jobs the lost try made at
+ * its other positions for recorded requests (not this execution's own): a row added, removed or
+ * moved before the Retry moves the rows to other iterations. What earlier positions of the run
+ * took (and, with progress saved, what the lost try's finished positions output) is claimed.
+ */
+async function otherPositions(lookup: Lookup, records: IDataObject[], withOwn = false) {
+	if (!lookup.repeats || !lookup.retrying || lookup.subOfRetried) return [];
+	const self = String(lookup.ctx.getExecutionId() ?? '');
+	return (await ownProvenance(lookup, records, true)).filter(
+		({ p }) =>
+			p.request && (withOwn || p.runIndex !== lookup.position) && p.executionId !== self,
+	);
 }
 
 /** Records by the execution their provenance names. */
@@ -187,7 +218,7 @@ export async function orphansOf(
 	const lookups = new Lookups(lookup);
 	const { records } = await lookups.generations('lostTry').records();
 	const asked = new Set(plans.map((p) => p.requestId));
-	const lost = (await ownProvenance(lookup, records))
+	const lost = (await lostJobs(lookup, records))
 		.filter(({ p }) => mine.length && p.request && !asked.has(p.request))
 		.map(({ record }) => record);
 	if (!byRecord.length || !lookup.ranBefore) return { lost, sameRecord: [] };
@@ -203,6 +234,29 @@ export async function orphansOf(
 	const askedFor = (r: IDataObject) => rules.some(({ p, match }) => matches(r, match, p.request));
 	return { lost, sameRecord: records.filter((r) => onRecord(r) && !askedFor(r)) };
 }
+
+/**
+ * The jobs of the lost try that may belong to no item, less what this run's positions took: this
+ * position's; in Loop Over Items, at its last iteration every position's (before it, none: a
+ * later iteration may take them), each given as asked by no item (`request` cleared) when not
+ * this position's.
+ */
+async function lostJobs(
+	lookup: Lookup,
+	records: IDataObject[],
+): Promise<Array<{ record: IDataObject; p: Provenance }>> {
+	const ends = lookup.repeats ? loopEnds(lookup.ctx) : undefined;
+	const untaken = (list: Array<{ record: IDataObject; p: Provenance }>) =>
+		list.filter(({ record }) => !lookup.claimed.has(String(record.id)));
+	if (ends === false) return [];
+	if (ends === undefined) return untaken(await ownProvenance(lookup, records));
+	return untaken(await otherPositions(lookup, records, true)).map((c) =>
+		c.p.runIndex === lookup.position ? c : { ...c, p: { ...c.p, request: ORPHAN } },
+	);
+}
+
+/** The request of a job no item of the run can ask for any more (another iteration's, unclaimed). */
+const ORPHAN = 'orphan';
 
 /** The fields of a record rule's match that name the record (a path parameter), not a value. */
 const recordPart = (match: Record<string, string>) =>

@@ -455,6 +455,8 @@ export async function executeCatalog(
 	await guardAll(run);
 	await sendAll(run);
 	await waitAndOutput(run);
-	run.memory.clear(run.plans.some(foundByRecord));
+	// in a loop, a later position's lookup must not take what this one made (nor, with progress
+	// saved, what n8n's Retry restores of it)
+	run.memory.clear(run.plans.some(foundByRecord) || !!run.lookup?.repeats);
 	return outputOf(run);
 }

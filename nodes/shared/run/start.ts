@@ -84,9 +84,11 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	const creating = run.plans.filter(
 		(p) => p.job && !p.job.known && !p.endpoint.nodeOperation && ask(p),
 	);
-	await nameOrphans(run);
 	const charging = run.plans.filter((p) => p.charged && !p.charged.answer && ask(p));
-	if (!creating.length && !charging.length) return refused;
+	if (!creating.length && !charging.length) {
+		await nameOrphans(run);
+		return refused;
+	}
 	const jobs = await recoverStartedJobs(lookup, creating);
 	const answers = await recoverAnswers(lookup, charging);
 	run.memory.claim(lookup.claimed);
@@ -105,12 +107,16 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	for (const [itemIndex, why] of [...jobs.unsure, ...answers.unsure]) {
 		if (!sendsWhenUnsure(run, itemIndex)) refused.set(itemIndex, unsureError(run, itemIndex, why));
 	}
+	// after the lookups: in a loop, what this and earlier positions took is claimed by now
+	await nameOrphans(run);
 	return refused;
 }
 
 /**
  * In n8n's Retry, the jobs the lost try started for requests no item asks for now (the input or
- * the node changed before the Retry): charged, delivered to no item, named in a warning hint.
+ * the node changed before the Retry): charged, delivered to no item, named in a warning hint. In
+ * Loop Over Items they are named at its last iteration (an earlier one cannot know whether a
+ * later iteration takes them).
  */
 async function nameOrphans(run: StartingRun): Promise<void> {
 	const { ctx, lookup } = run;
