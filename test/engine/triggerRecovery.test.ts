@@ -94,6 +94,43 @@ describe('n8n down past the retries: every event of the outage runs once when it
 	});
 });
 
+describe('one replay pace per key (#37, finding 5)', () => {
+	test('two trigger workflows on one key after one outage: their replays together stay within one burst and one rate', async () => {
+		const saved = { ...DELIVERY_RECOVERY };
+		// 4 at once, then one every 250 ms, for every workflow of the process on the key together
+		Object.assign(DELIVERY_RECOVERY, { burst: 4, retriesPerMinute: 240 });
+		try {
+			const a = await fakeN8n(automatic());
+			const b = await fakeN8n(automatic());
+			await a.activate();
+			await b.activate();
+			const idA = (stored(a) as { id: string }).id;
+			const idB = (stored(b) as { id: string }).id;
+			b.offline = true; // both down: each event fails at both endpoints
+			await outage(a, idA, 8);
+			await until(async () => {
+				const list = await deliveriesOf(idB);
+				return list.length === 8 && list.every((d) => d.status === 'failed');
+			});
+			b.offline = false;
+			sb.control.clearRequests();
+			await Promise.all([a.activate('init'), b.activate('init')]); // n8n starts again
+			await until(() => a.runs.length === 8 && b.runs.length === 8);
+			const times = sb.control
+				.requests({ method: 'POST', path: '/retry$' })
+				.map((r) => Date.parse(r.time))
+				.sort((x, y) => x - y);
+			expect(times).toHaveLength(16);
+			// by any retry, at most the burst plus one turn per 250 ms since the first (two turns of
+			// slack for requests that took longer to arrive); a slow machine only sends fewer
+			const over = times.filter((t, i) => i + 1 > 4 + Math.floor((t - times[0]) / 250) + 2);
+			expect(over).toEqual([]);
+		} finally {
+			Object.assign(DELIVERY_RECOVERY, saved);
+		}
+	});
+});
+
 describe('the periodic check while n8n runs', () => {
 	test('brings back an endpoint MediaGen disabled and retries what failed, once per activation', async () => {
 		const n8n = await fakeN8n(automatic());

@@ -5,12 +5,11 @@
  * from the entries alone, which reservations are within the budget and which are over.
  * docs/budget.md.
  */
-import { createHash } from 'node:crypto';
-
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { timeOf } from '../jobs/paths';
 import { pageOf } from '../transport/pages';
-import { credentialOf, mediaGenRequest } from '../transport/request';
+import { keyIdentity } from '../transport/keyPace';
+import { mediaGenRequest } from '../transport/request';
 
 /** One ledger entry, as the budget needs it. */
 export interface LedgerEntry {
@@ -62,15 +61,6 @@ interface Known {
 }
 const known = new Map<string, Known>();
 
-async function knownKey(ctx: IExecuteFunctions): Promise<string> {
-	const { data } = await credentialOf(ctx);
-	const hash = createHash('sha256')
-		.update(String(data?.apiKey ?? ''))
-		.digest('hex')
-		.slice(0, 24);
-	return `${String(data?.baseUrl ?? '')}|${hash}`;
-}
-
 /** A read of the ledger back to a time: its entries from then on, the balance before, the clock. */
 export interface LedgerRead {
 	/** Entries booked at or after `since`, in booking order. */
@@ -117,7 +107,7 @@ export async function readLedger(
 	ctx: IExecuteFunctions,
 	sinceOf: (now: number) => number,
 ): Promise<LedgerRead> {
-	const key = await knownKey(ctx);
+	const key = await keyIdentity(ctx);
 	let now = Date.now();
 	let requests = 1;
 	const first = await page(ctx, undefined, (date) => (now = date));

@@ -176,8 +176,7 @@ async function otherPositions(lookup: Lookup, records: IDataObject[], withOwn = 
 	if (!lookup.repeats || !lookup.retrying || lookup.subOfRetried) return [];
 	const self = String(lookup.ctx.getExecutionId() ?? '');
 	return (await ownProvenance(lookup, records, true)).filter(
-		({ p }) =>
-			p.request && (withOwn || p.runIndex !== lookup.position) && p.executionId !== self,
+		({ p }) => p.request && (withOwn || p.runIndex !== lookup.position) && p.executionId !== self,
 	);
 }
 

@@ -11,7 +11,7 @@ import type { MediaGenContext } from '../transport/context';
 import { statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { cancelSignalOf, mediaGenRequest } from '../transport/request';
-import { pause } from '../transport/retry';
+import { takeTurn } from '../transport/keyPace';
 
 /** Type of the test ping sent by POST /webhooks/{id}/test (docs/api-assumptions.md, Webhooks). */
 export const PING_EVENT_TYPE = 'webhook.test';
@@ -20,7 +20,10 @@ export const PING_EVENT_TYPE = 'webhook.test';
 export const DELIVERY_RECOVERY = {
 	/** Pages of 100 deliveries read at most: the newest 1,000 deliveries of an endpoint. */
 	maxPages: 10,
-	/** Retries sent at once; after them, at most `retriesPerMinute`. */
+	/**
+	 * Retries sent at once; after them, at most `retriesPerMinute`: for every endpoint and
+	 * workflow of the n8n process on the same key together (../transport/keyPace.ts).
+	 */
 	burst: 20,
 	/** Retries per minute after the burst: half of the API's 120 requests a minute per key. */
 	retriesPerMinute: 60,
@@ -166,9 +169,10 @@ export interface RetryRun {
 }
 
 /**
- * POST /webhooks/deliveries/{id}/retry for each delivery, in the order given: the first `burst` at
- * once, the next at most `retriesPerMinute` a minute (a 429 waits for its Retry-After in the
- * transport). A delivery that is no longer failed (409: MediaGen delivered it meanwhile) or gone
+ * POST /webhooks/deliveries/{id}/retry for each delivery, in the order given, at the key's replay
+ * pace: `burst` at once, then at most `retriesPerMinute` a minute, for all the process's
+ * replays on that key together (50 trigger workflows after one outage share one pace; a 429
+ * waits for its Retry-After in the transport). A delivery that is no longer failed (409: MediaGen delivered it meanwhile) or gone
  * (404) is skipped; any other error stops the run.
  */
 export async function retryDeliveries(
@@ -176,10 +180,14 @@ export async function retryDeliveries(
 	deliveries: DeliveryRecord[],
 	options: { itemIndex?: number; retriesPerMinute?: number } = {},
 ): Promise<RetryRun> {
-	const gapMs = 60_000 / (options.retriesPerMinute ?? DELIVERY_RECOVERY.retriesPerMinute);
+	const pace = {
+		name: 'deliveryRetries',
+		burst: DELIVERY_RECOVERY.burst,
+		perMinute: options.retriesPerMinute ?? DELIVERY_RECOVERY.retriesPerMinute,
+	};
 	const results: RetryOutcome[] = [];
 	for (const [index, delivery] of deliveries.entries()) {
-		if (index >= DELIVERY_RECOVERY.burst) await pause(gapMs, cancelSignalOf(ctx));
+		await takeTurn(ctx, pace, cancelSignalOf(ctx));
 		try {
 			const answer = await mediaGenRequest<DeliveryRecord>(ctx, {
 				method: 'POST',
