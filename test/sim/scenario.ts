@@ -26,9 +26,11 @@ export type Change =
 
 /**
  * When n8n dies: when the node after MediaGen starts, or when the k-th create was answered (of
- * every call of the sub-workflow: up to twice the rows).
+ * every call of the sub-workflow: up to twice the rows); or, n8n not dying, the k-th create is
+ * refused with 402 (credits ran out): the node fails, n8n saves the failed execution, the user
+ * tops up and presses Retry (n8n resumes from the saved data: rows are not read again).
  */
-export type Kill = { at: 'after' } | { at: 'create'; k: number };
+export type Kill = { at: 'after' } | { at: 'create'; k: number } | { at: 'refused'; k: number };
 
 export interface Scenario {
 	n8nMajor: 1 | 2;
@@ -61,6 +63,7 @@ export const LETTERS = ['A', 'B', 'C', 'D'];
 /** The rows of the Retry. */
 export function rowsAfter(s: Scenario): string[] {
 	const rows = [...s.rows];
+	if (s.kill.at === 'refused') return rows;
 	const c = s.change;
 	const at = (i: number) => Math.min(i, Math.max(0, rows.length - 1));
 	if (c.kind === 'add') rows.splice(Math.min(c.at, rows.length), 0, c.row);
@@ -97,10 +100,19 @@ export const scenario: fc.Arbitrary<Scenario> = fc
 		clockOffsetMs: clockOffset,
 		dayPasses: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
 		other: fc.boolean(),
+		// drawn last, so that the cases of a seed drawn before it stayed the same
+		refused: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
 	})
-	.map(({ killAfter, k, ...rest }) => ({
-		...rest,
-		kill: killAfter
-			? { at: 'after' as const }
-			: { at: 'create' as const, k: (k % (rest.rows.length * calls(rest.shape))) + 1 },
-	}));
+	.map(({ killAfter, k, refused, ...rest }): Scenario => {
+		const kth = (k % (rest.rows.length * calls(rest.shape))) + 1;
+		if (killAfter) return { ...rest, kill: { at: 'after' } };
+		if (!refused) return { ...rest, kill: { at: 'create', k: kth } };
+		// a failed run is retried by the same n8n: no clock step, the rows not read again
+		return {
+			...rest,
+			kill: { at: 'refused', k: kth },
+			clockOffsetMs: 0,
+			dayPasses: false,
+			change: { kind: 'none' },
+		};
+	});

@@ -399,7 +399,7 @@ export interface Asks {
  * left to ask for them, or more than one when the run asks for the same work more than once,
  * may hold another execution's: unsure (outside a loop, whose later positions take the rest);
  * so may records made since the lost try began when more than asked for were also made in the
- * band before it (the lost try's own, if n8n's clock was stepped since).
+ * band before it (the lost try's own, if n8n's clock was stepped since), in a loop too.
  */
 export async function pick(
 	lookups: Lookups,
@@ -428,7 +428,7 @@ export async function pick(
 			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), and ${all} items of this run ask for the same: the lost try may have made fewer of them (the input changed, or n8n died before) and another execution the rest, and the node cannot tell which are this run's`,
 		};
 	const banded = free.filter(inBand);
-	if (certain.length && banded.length && free.length > left && !lookups.lookup.repeats)
+	if (certain.length && banded.length && free.length > left)
 		return {
 			unsure: `MediaGen holds ${ids(certain)} for this item's request made since the lost try began, and ${ids(banded)} made up to ${RECOVERY.clockMarginMs / 60_000} minutes before it by n8n's clock now: if n8n's clock moved since that try (docs/api-assumptions.md, Clocks), the earlier one is the lost try's and the later another execution's, so the node cannot tell which is this item's`,
 		};
