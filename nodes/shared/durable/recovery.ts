@@ -236,9 +236,10 @@ export async function orphansOf(
 
 /**
  * The jobs of the lost try that may belong to no item, less what this run's positions took: this
- * position's; in Loop Over Items, at its last iteration every position's (before it, none: a
- * later iteration may take them), each given as asked by no item (`request` cleared) when not
- * this position's.
+ * position's; in Loop Over Items (not in a sub-execution of a retried parent, whose iterations
+ * take no other position's jobs), at its last iteration every position's (before it, none: a
+ * later iteration may take them), each given as asked by no item (`request` set to ORPHAN) when
+ * not this position's.
  */
 async function lostJobs(
 	lookup: Lookup,
@@ -247,8 +248,10 @@ async function lostJobs(
 	const ends = lookup.repeats ? loopEnds(lookup.ctx) : undefined;
 	const untaken = (list: Array<{ record: IDataObject; p: Provenance }>) =>
 		list.filter(({ record }) => !lookup.claimed.has(String(record.id)));
+	// a sub-execution of a retried parent takes no other position's jobs: its own are named
+	if (ends === undefined || lookup.subOfRetried)
+		return untaken(await ownProvenance(lookup, records));
 	if (ends === false) return [];
-	if (ends === undefined) return untaken(await ownProvenance(lookup, records));
 	return untaken(await otherPositions(lookup, records, true)).map((c) =>
 		c.p.runIndex === lookup.position ? c : { ...c, p: { ...c.p, request: ORPHAN } },
 	);
