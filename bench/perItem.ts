@@ -18,7 +18,7 @@
  * creates also the node's time outside the service: its time less the time during which at
  * least one of its requests was open at the sandbox (the sandbox's request log).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,6 +31,7 @@ import {
 	importWorkflows,
 	type N8nWorkflow,
 } from '../test/e2e/n8n';
+import { testCertificate } from '../test/engine/tlsOrigins';
 import { client } from '../test/sandbox/helpers';
 import { fmt, log, machine, median, packBuilt, table } from './lib';
 
@@ -52,6 +53,19 @@ const HTTP_AUTH = process.env.B1_HTTP_AUTH === 'credential' ? 'credential' : 'he
  * (`--cpu-prof`) into <dir>, one file per run, to be read with `bench/profileSummary.ts`.
  */
 const PROFILE_DIR = process.env.B1_PROFILE;
+/**
+ * B1_TLS=1: both sandboxes serve https (a certificate made for 127.0.0.1 for the run, trusted by
+ * n8n through NODE_EXTRA_CA_CERTS), as every real Base URL does. Over plain http the MediaGen
+ * credential sends its requests through the Base URL's own host as their proxy (so that no proxy
+ * of the environment sees the key in clear text: nodes/shared/transport/urlPolicy.ts
+ * `directOverHttp`), which costs n8n a proxy agent per request; over https it does not.
+ */
+const TLS = process.env.B1_TLS === '1';
+/**
+ * B1_HTTP_PROXY=self: the HTTP Request node gets the same route over plain http (its Proxy option
+ * set to the sandbox's own origin), so both nodes keep the key from an environment proxy.
+ */
+const HTTP_SELF_PROXY = process.env.B1_HTTP_PROXY === 'self';
 
 type Variant = 'mediagen' | 'http';
 type Op = 'project' | 'asset' | 'create';
@@ -86,7 +100,7 @@ function readNode(variant: Variant, op: Op, base: string, key: string) {
 				},
 				credentials: { mediaGenApi: CRED },
 			}
-		: httpNode('GET', `={{ ${JSON.stringify(`${base}/${op}s/`)} + $json.id }}`, key);
+		: httpNode('GET', `={{ ${JSON.stringify(`${base}/${op}s/`)} + $json.id }}`, key, {}, base);
 }
 
 /** The measured node of a create (MediaGen Generation → Create, or HTTP Request's POST). */
@@ -105,16 +119,22 @@ function createNode(variant: Variant, base: string, key: string) {
 				},
 				credentials: { mediaGenApi: CREATE_CRED },
 			}
-		: httpNode('POST', `${base}/generations`, key, {
-				sendBody: true,
-				contentType: 'json',
-				specifyBody: 'json',
-				jsonBody: JSON.stringify(CREATE_BODY),
-			});
+		: httpNode(
+				'POST',
+				`${base}/generations`,
+				key,
+				{
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'json',
+					jsonBody: JSON.stringify(CREATE_BODY),
+				},
+				base,
+			);
 }
 
 /** n8n's HTTP Request node (v4.2) with the key as B1_HTTP_AUTH says. */
-function httpNode(method: string, url: string, key: string, body: object = {}) {
+function httpNode(method: string, url: string, key: string, body: object, base: string) {
 	return {
 		type: 'n8n-nodes-base.httpRequest',
 		typeVersion: 4.2,
@@ -132,7 +152,7 @@ function httpNode(method: string, url: string, key: string, body: object = {}) {
 						},
 					}),
 			...body,
-			options: {},
+			options: HTTP_SELF_PROXY && !TLS ? { proxy: new URL(base).origin } : {},
 		},
 		...(HTTP_AUTH === 'credential' ? { credentials: { httpHeaderAuth: HEADER_CRED } } : {}),
 	};
@@ -206,13 +226,19 @@ interface Sample {
 }
 
 async function main() {
-	const sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0 });
+	const tls = TLS ? testCertificate(['127.0.0.1']) : undefined;
+	const sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, tls });
 	// the creates' own sandbox, reset before each run: its jobs do not pile up between runs
-	const creates = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0 });
+	const creates = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, tls });
 	const pack = await packBuilt();
 	const homeParent = mkdtempSync(join(tmpdir(), 'mediagen-bench-b1-'));
+	const caFile = join(homeParent, 'ca.pem');
+	if (tls) writeFileSync(caFile, tls.cert);
+	const tlsEnv: Record<string, string> = tls ? { NODE_EXTRA_CA_CERTS: caFile } : {};
 	try {
 		const key = sb.keys.pro;
+		// the bench's own request to its sandbox (n8n trusts the run's certificate by its CA file)
+		if (tls) process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
 		const project = (
 			await client(sb, key)<{ id: string }>('POST', '/projects', {
 				name: 'B1 bench project',
@@ -281,13 +307,16 @@ async function main() {
 				const r = await executeWorkflow(
 					home,
 					c.id,
-					PROFILE_DIR && round >= 0
-						? {
-								env: {
-									NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, `${c.variant}-${c.op}-r${round + 1}`)}`,
-								},
-							}
-						: {},
+					{
+						env: {
+							...tlsEnv,
+							...(PROFILE_DIR && round >= 0
+								? {
+										NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, `${c.variant}-${c.op}-r${round + 1}`)}`,
+									}
+								: {}),
+						},
+					},
 				);
 				const task = r.runData.Measured?.[0];
 				const out = task?.data?.main?.[0]?.length ?? 0;
@@ -352,7 +381,9 @@ async function main() {
 			`\nB1 per-item overhead: ${N} items, ${ROUNDS} rounds (medians), ${new Date().toISOString()}`,
 		);
 		console.log(machine());
-		console.log(`HTTP Request authentication: ${HTTP_AUTH}`);
+		console.log(
+			`HTTP Request authentication: ${HTTP_AUTH}; sandbox over ${TLS ? 'https' : 'plain http'}${HTTP_SELF_PROXY && !TLS ? "; HTTP Request's Proxy: the sandbox's own origin" : ''}`,
+		);
 		console.log(
 			table(
 				[

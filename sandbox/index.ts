@@ -3,6 +3,7 @@
  * Programmatic entry: `startSandbox()` starts the simulator in-process (tests use port 0).
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { App, DEFAULT_CONFIG } from './app';
 import { makeControl, type SandboxControl } from './control';
@@ -22,6 +23,8 @@ export interface SandboxOptions {
 	allowHttpWebhooks?: boolean;
 	/** No console output. */
 	quiet?: boolean;
+	/** Serve https with this certificate instead of plain http (B1 over TLS). */
+	tls?: { key: string; cert: string };
 }
 
 export interface SandboxKeys {
@@ -62,7 +65,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		options.quiet ?? false,
 	);
-	const server: Server = createServer(createHandler(app));
+	const handler = createHandler(app);
+	const server: Server = options.tls ? createTlsServer(options.tls, handler) : createServer(handler);
 	server.keepAliveTimeout = 5000;
 	const host = options.host ?? '127.0.0.1';
 	await new Promise<void>((resolve, reject) => {
@@ -70,7 +74,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		server.listen(options.port ?? 4010, host, () => resolve());
 	});
 	const port = (server.address() as AddressInfo).port;
-	app.origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+	app.origin = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 	return {
 		baseUrl: app.baseUrl,
 		origin: app.origin,
