@@ -17,7 +17,8 @@
  * - once the workflow is published again, the row is `in-memory` and nothing more is said.
  *
  * Skipped unless MEDIAGEN_E2E=1; needs a build (`npm run build`) and git. MEDIAGEN_E2E_EARLIER_DIR
- * may name a built checkout of EARLIER (otherwise it is built here, about a minute).
+ * may name a built checkout of EARLIER (otherwise it is built here, about a minute); the update
+ * installs the repository, or MEDIAGEN_E2E_PACK_DIR as the other suites do.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -244,7 +245,10 @@ describeE2E('updating the package under a published MediaGen Trigger workflow (r
 			sb().control.setConfig({ timeScale: 0.02 });
 			const installed = await installCommunityPackage(
 				ctx.home,
-				await packRepo(path.join(workDir, 'pack-now')),
+				await packRepo(
+					path.join(workDir, 'pack-now'),
+					process.env.MEDIAGEN_E2E_PACK_DIR || REPO_ROOT,
+				),
 			);
 			const nodeFile = path.join(
 				installed.dir,
