@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- dev-only code (tests): never published, see package.json "files" */
 /**
  * Updating the package under a published MediaGen Trigger workflow (issue #37, finding 8), in a
  * real n8n 2.x (`n8n start`, regular mode, sqlite) against the sandbox.
