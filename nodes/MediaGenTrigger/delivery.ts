@@ -13,6 +13,7 @@ import type {
 import { PING_EVENT_TYPE } from '../shared/webhooks/deliveries';
 import { verifyWebhook } from './webhookSignature';
 import type { TriggerOptions } from './properties';
+import { checkEarlierPublication } from './publication';
 import { isDuplicate } from './replay';
 import { repairRotatedSecret } from './secretRepair';
 import { isAutomatic, madeWhileInactive, manualSecret, slotOf, storedEndpoint } from './slots';
@@ -142,6 +143,8 @@ async function handle(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return {
 			webhookResponse: { received: true, ignored: 'made while the workflow was deactivated' },
 		};
+	// a workflow published before this version's checks: told and checked (publication.ts)
+	if (automatic) checkEarlierPublication(ctx);
 	const options = ctx.getNodeParameter('options', {}) as TriggerOptions;
 	const ignored = ignoredAs(String(event.type ?? ''), options);
 	if (ignored !== undefined) return { webhookResponse: { received: true, ignored } };

@@ -3,7 +3,12 @@
  * node's URL (which are this node's, whatever its static data says), and the requests that change
  * one (docs/trigger-internals.md, Registration).
  */
-import type { IDataObject, IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	ITriggerFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { MediaGenContext } from '../shared/transport/context';
@@ -90,8 +95,11 @@ export function sameEvents(subscribed: string[] | undefined, wanted: string[]): 
 	return events.length === wanted.length && events.every((event, i) => event === wanted[i]);
 }
 
-/** The contexts that keep the endpoint: the activation (webhook lifecycle) and the periodic check. */
-type KeeperContext = IHookFunctions | ITriggerFunctions;
+/**
+ * The contexts that keep the endpoint: the activation (webhook lifecycle), the periodic check, and
+ * a delivery to a workflow published before the checks (publication.ts).
+ */
+type KeeperContext = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
 
 /** The events to subscribe to: `*` alone when chosen, otherwise the chosen types, sorted. */
 export function wantedEvents(ctx: KeeperContext): string[] {

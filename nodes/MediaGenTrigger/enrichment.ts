@@ -10,6 +10,7 @@ import { downloadAssetToBinary } from '../shared/files/download';
 import { assetIdIn } from '../shared/jobs/output';
 import { mediaGenRequest } from '../shared/transport/request';
 import type { TriggerOptions } from './properties';
+import { hintEarlierPublication } from './publication';
 import { isAutomatic } from './slots';
 
 /** The files the trigger downloads per event and their largest size; exported so tests can lower them. */
@@ -127,6 +128,7 @@ async function enrich(
 export async function enrichEvents(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const automatic = isAutomatic(ctx);
+	if (automatic) hintEarlierPublication(ctx); // publication.ts
 	const output: INodeExecutionData[] = [];
 	for (const [itemIndex, input] of items.entries()) {
 		const item: INodeExecutionData = {

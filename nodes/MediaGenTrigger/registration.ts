@@ -29,6 +29,7 @@ import {
 	slotOf,
 	storedEndpoint,
 } from './slots';
+import { markActivation } from './publication';
 import { isValidSecret } from './webhookSignature';
 
 /**
@@ -186,6 +187,7 @@ async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	}
 	const url = webhookUrl(ctx);
 	const slot = activationSlot(ctx, url);
+	if (slot === 'production') markActivation(ctx); // n8n runs this version's checks for it
 	const events = wantedEvents(ctx);
 	// the trigger is added again: its endpoint stays, whatever MediaGen answers now
 	const republished = cancelGraceDeletions(url);
