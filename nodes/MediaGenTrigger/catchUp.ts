@@ -2,14 +2,19 @@
  * Recovery of the events MediaGen could not deliver (docs/trigger-internals.md, Recovery): on
  * every activation the production endpoint's failed deliveries are retried once, oldest first;
  * and a periodic check (n8n's registerCron, from the trigger's `trigger` method) brings back an
- * endpoint MediaGen disabled while n8n runs, then retries what failed since.
+ * endpoint MediaGen disabled while n8n runs, then retries what failed since. Every request of
+ * these takes a turn of the key's paces (one per API key for the whole process).
  */
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
-import type { DeliveryRecord } from '../shared/webhooks/deliveries';
+import type { MediaGenContext } from '../shared/transport/context';
+import type { Pace } from '../shared/transport/keyPace';
+import { keyIdentity, takeTurn } from '../shared/transport/keyPace';
+import type { DeliveryRecord, LogMark, RemoteEndpoint } from '../shared/webhooks/deliveries';
 import {
 	failedEventDeliveries,
 	readDeliveryLog,
+	recoveryPace,
 	retryDeliveries,
 } from '../shared/webhooks/deliveries';
 import {
@@ -17,18 +22,33 @@ import {
 	endpointToKeep,
 	listEndpoints,
 	registerEndpoint,
+	sameEvents,
 	subscribes,
 	wantedEvents,
 } from './endpoints';
 import type { TriggerContext } from './slots';
 import { isAutomatic, madeWhileInactive, storedEndpoint } from './slots';
 
-/** The periodic check, every `minutes` minutes; exported for tests. */
-export const KEEPER = { minutes: 10 };
+/**
+ * The periodic check, every `minutes` minutes. Its requests, for all the trigger workflows of the
+ * process on one key together: at most `checkBurst` at once, then `checkRequestsPerMinute` a
+ * minute (a quarter of the API's 120), within the key's recovery pace; the checks of one minute
+ * share one listing of the endpoints (`listingMaxAgeMs`). Exported for tests.
+ */
+export const KEEPER = {
+	minutes: 10,
+	checkBurst: 5,
+	checkRequestsPerMinute: 30,
+	listingMaxAgeMs: 60_000,
+};
 
-/** Per endpoint: the failed deliveries retried in this activation, and whether a pass runs. */
+/**
+ * Per endpoint: the failed deliveries retried in this activation, where the last read of its log
+ * ended (the next reads only what is newer, or was not final then), and whether a pass runs.
+ */
 interface Recovery {
 	retried: Set<string>;
+	mark?: LogMark;
 	running?: Promise<void>;
 }
 
@@ -40,7 +60,7 @@ function recoveryOf(endpointId: string, newActivation: boolean): Recovery {
 	if (!recovery || newActivation) {
 		if (recoveries.size >= 1000 && !recovery)
 			recoveries.delete(recoveries.keys().next().value as string);
-		recovery = { retried: new Set(), running: recovery?.running };
+		recovery = { retried: new Set(), running: recovery?.running }; // the whole log read again
 		recoveries.set(endpointId, recovery);
 	}
 	return recovery;
@@ -79,14 +99,36 @@ function wanted(
 	return failed.filter((delivery) => !skipped.has(delivery));
 }
 
-/** One pass: the failed deliveries of the log not yet retried in this activation, oldest first. */
+/** Awaited before each request: a turn of every pace, in order. */
+function turnsOf(ctx: MediaGenContext, paces: () => Pace[]): () => Promise<void> {
+	return async () => {
+		for (const pace of paces()) await takeTurn(ctx, pace);
+	};
+}
+
+/** Before each request of a recovery pass: a turn of the key's recovery pace. */
+const recoveryTurn = (ctx: MediaGenContext) => turnsOf(ctx, () => [recoveryPace()]);
+
+/** Before each request of a periodic check: a turn of the checks' pace, then of the recovery pace. */
+const checkTurn = (ctx: MediaGenContext) =>
+	turnsOf(ctx, () => [
+		{ name: 'triggerChecks', burst: KEEPER.checkBurst, perMinute: KEEPER.checkRequestsPerMinute },
+		recoveryPace(),
+	]);
+
+/**
+ * One pass: the failed deliveries of the log not yet retried in this activation, oldest first.
+ * The first pass of an activation reads the log (its newest 1,000); the next ones only what is new
+ * since, and the deliveries that were still pending then.
+ */
 async function retryMissed(
 	ctx: TriggerContext,
 	endpointId: string,
 	events: string[],
 	recovery: Recovery,
+	beforeSend: () => Promise<void>,
 ): Promise<void> {
-	const log = await readDeliveryLog(ctx, endpointId);
+	const log = await readDeliveryLog(ctx, endpointId, { since: recovery.mark, beforeSend });
 	if (log.truncated)
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: the delivery log of webhook endpoint ${endpointId} holds more than the ${log.deliveries.length} deliveries read; older failed deliveries are not retried`,
@@ -95,6 +137,8 @@ async function retryMissed(
 		(delivery) => !recovery.retried.has(delivery.id),
 	);
 	const missed = wanted(ctx, failed, events, recovery);
+	// every failed delivery read is now retried or skipped: the next pass reads from here
+	recovery.mark = log.mark;
 	if (missed.length === 0) return;
 	for (const delivery of missed) recovery.retried.add(delivery.id);
 	ctx.logger.info(
@@ -108,7 +152,10 @@ async function retryMissed(
 	);
 	if (run.error) {
 		// the rest may be retried by the next check of this activation
-		for (const delivery of run.notTried) recovery.retried.delete(delivery.id);
+		for (const delivery of run.notTried) {
+			recovery.retried.delete(delivery.id);
+			log.mark.open.set(delivery.id, Date.parse(delivery.created_at ?? '') || 0);
+		}
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: ${run.notTried.length} failed deliveries were not retried (${run.error.message}); the next check tries again`,
 		);
@@ -136,17 +183,19 @@ export async function recoveriesSettled(): Promise<void> {
  * Retries the endpoint's failed deliveries of the subscribed `events` not yet retried in this
  * activation (`newActivation`: the activation that starts now, every failed delivery once more),
  * except those of events made while the workflow was deactivated. One pass at a time per
- * endpoint; it never throws (a failure is logged).
+ * endpoint; it never throws (a failure is logged). `beforeSend`: awaited before each request
+ * (default: a turn of the key's recovery pace).
  */
 export async function catchUp(
 	ctx: TriggerContext,
 	endpointId: string,
 	events: string[],
 	newActivation = false,
+	beforeSend = recoveryTurn(ctx),
 ): Promise<void> {
 	const recovery = recoveryOf(endpointId, newActivation);
 	if (recovery.running) await recovery.running.catch(() => undefined);
-	const pass = retryMissed(ctx, endpointId, events, recovery).catch((error: Error) => {
+	const pass = retryMissed(ctx, endpointId, events, recovery, beforeSend).catch((error: Error) => {
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: could not check the deliveries of webhook endpoint ${endpointId} (${error.message})`,
 		);
@@ -156,18 +205,51 @@ export async function catchUp(
 	if (recovery.running === pass) recovery.running = undefined;
 }
 
+/** The listings of the endpoints the checks of this process share, per key: when, and the list. */
+const listings = new Map<string, { at: number; list: Promise<RemoteEndpoint[]> }>();
+
+/**
+ * The workspace's endpoints as a listing of the last `KEEPER.listingMaxAgeMs` (or the one under
+ * way) shows them, for every check of the process on the key; a new listing otherwise.
+ */
+async function sharedListing(
+	ctx: MediaGenContext,
+	beforeSend: () => Promise<void>,
+): Promise<RemoteEndpoint[]> {
+	const key = await keyIdentity(ctx);
+	const cached = listings.get(key);
+	if (cached && Date.now() - cached.at < KEEPER.listingMaxAgeMs) return await cached.list;
+	const entry = { at: Date.now(), list: listEndpoints(ctx, { beforeSend }) };
+	if (listings.size >= 1000 && !cached) listings.delete(listings.keys().next().value as string);
+	listings.set(key, entry);
+	// a failed listing is not shared: the next check lists again
+	entry.list.catch(() => {
+		if (listings.get(key) === entry) listings.delete(key);
+	});
+	return await entry.list;
+}
+
 /**
  * The periodic check: the production endpoint at the node's URL brought in line (its events set,
  * enabled again when MediaGen disabled it after failed deliveries, left alone when a user
- * disabled it), then its failed deliveries retried. The activation's static data gives the URL
- * (it does not change) and the id it knew; an endpoint at that URL is this node's.
+ * disabled it), then what failed since the last pass retried. The activation's static data gives
+ * the URL (it does not change) and the id it knew; an endpoint at that URL is this node's. The
+ * listing shared by the key's checks of the minute decides whether all is well; anything to do
+ * is decided on a listing of its own.
  */
 export async function checkEndpoint(ctx: ITriggerFunctions): Promise<void> {
 	const stored = storedEndpoint(ctx, 'production');
 	if (!stored) return;
+	const turn = checkTurn(ctx);
 	try {
-		const endpoint = endpointToKeep(await listEndpoints(ctx), stored.url, stored.id);
 		const events = wantedEvents(ctx);
+		let endpoint = endpointToKeep(await sharedListing(ctx, turn), stored.url, stored.id);
+		if (endpoint?.status !== 'active' || !sameEvents(endpoint.events, events))
+			endpoint = endpointToKeep(
+				await listEndpoints(ctx, { beforeSend: turn }),
+				stored.url,
+				stored.id,
+			);
 		if (!endpoint) {
 			const id = await registerEndpoint(ctx, 'production', stored.url, events);
 			ctx.logger.warn(
@@ -175,7 +257,8 @@ export async function checkEndpoint(ctx: ITriggerFunctions): Promise<void> {
 			);
 			return;
 		}
-		if (await bringInLine(ctx, endpoint, events)) await catchUp(ctx, endpoint.id, events);
+		if (await bringInLine(ctx, endpoint, events))
+			await catchUp(ctx, endpoint.id, events, false, turn);
 	} catch (error) {
 		ctx.logger.warn(
 			`${nodeLabel(ctx)}: the periodic check of its webhook endpoint failed (${(error as Error).message}); the next one tries again`,
@@ -185,12 +268,16 @@ export async function checkEndpoint(ctx: ITriggerFunctions): Promise<void> {
 
 /**
  * When the node's check runs: at its own minute of every KEEPER.minutes and its own second, from
- * its id, so that the checks of many workflows spread over the interval instead of meeting in
- * one minute. Exported for tests.
+ * the workflow's and the node's id (copies of a workflow keep the node ids, not the workflow's),
+ * so that the checks of many workflows spread over the interval instead of meeting in one
+ * minute. Exported for tests.
  */
-export function checkSlot(nodeId: string): { minute: number; second: number } {
+export function checkSlot(
+	workflowId: string | undefined,
+	nodeId: string,
+): { minute: number; second: number } {
 	let hash = 0;
-	for (const char of nodeId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+	for (const char of `${workflowId ?? ''}:${nodeId}`) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
 	return { minute: Math.floor(hash / 60) % KEEPER.minutes, second: hash % 60 };
 }
 
@@ -202,15 +289,20 @@ export function checkSlot(nodeId: string): { minute: number; second: number } {
  */
 export async function startKeeper(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
 	if (isAutomatic(ctx) && ctx.getMode() !== 'manual') {
-		const slot = checkSlot(ctx.getNode().id);
+		const slot = checkSlot(ctx.getWorkflow().id, ctx.getNode().id);
+		let running = false; // one check of the node at a time (a long wait for the pace)
 		// n8n's cron expressions take no ranges: a tick a minute, the check at the node's minute
 		ctx.helpers.registerCron({ expression: `${slot.second} * * * * *` }, (scheduled) => {
 			// n8n 2.x passes the tick's scheduled time; n8n 1.x's cron passes none
 			const at = scheduled instanceof Date ? scheduled : new Date();
-			if (at.getUTCMinutes() % KEEPER.minutes !== slot.minute) return;
+			if (at.getUTCMinutes() % KEEPER.minutes !== slot.minute || running) return;
+			running = true;
 			const check = checkEndpoint(ctx);
 			checks.add(check);
-			void check.finally(() => checks.delete(check));
+			void check.finally(() => {
+				checks.delete(check);
+				running = false;
+			});
 		});
 	}
 	return {};

@@ -372,7 +372,7 @@ export class FakeN8n {
 					this.cronTicks.push(onTick);
 					// a tick at the minute the node's check runs (n8n ticks every minute)
 					const at = new Date();
-					at.setUTCMinutes(checkSlot(this.node.id).minute);
+					at.setUTCMinutes(checkSlot(this.workflowId, this.node.id).minute);
 					this.crons.push(() => onTick(at));
 				},
 			},

@@ -235,13 +235,14 @@ describe('finding 6: someone with only the webhook URL', () => {
 describe('finding 5 (in part): the periodic checks of many workflows spread over the 10 minutes', () => {
 	test('200 node ids: each minute of the 10 holds at most 2x its share; a tick at another minute sends nothing', async () => {
 		const perMinute = Array.from({ length: KEEPER.minutes }, () => 0);
-		for (let i = 0; i < 200; i++) perMinute[checkSlot(crypto.randomUUID()).minute]++;
+		for (let i = 0; i < 200; i++)
+			perMinute[checkSlot(crypto.randomUUID(), crypto.randomUUID()).minute]++;
 		expect(Math.max(...perMinute)).toBeLessThanOrEqual(40);
 		expect(Math.min(...perMinute)).toBeGreaterThan(0);
 
 		const n8n = await fakeN8n(automatic());
 		await n8n.activate();
-		const { minute, second } = checkSlot(n8n.node.id);
+		const { minute, second } = checkSlot(n8n.workflowId, n8n.node.id);
 		expect(n8n.cronExpressions).toEqual([`${second} * * * * *`]);
 		sb.control.clearRequests();
 		const other = new Date();

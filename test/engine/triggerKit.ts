@@ -8,7 +8,9 @@ import { dirname } from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { KEEPER } from '../../nodes/MediaGenTrigger/catchUp';
 import { DEACTIVATION, deactivationsSettled } from '../../nodes/MediaGenTrigger/registration';
+import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
 import { sign } from '../../sandbox/hooks';
 import { useSandbox } from './setup';
 import { FakeN8n } from './triggerHarness';
@@ -121,6 +123,10 @@ export function useTriggerKit(options: { timeScale: number }) {
 	beforeAll(() => {
 		// a deactivated endpoint is kept this long for a re-publish (15 s in n8n), then deleted
 		DEACTIVATION.graceMs = 100;
+		// no pacing of the checks and replays, and every check lists the endpoints itself (a test
+		// that measures these sets them: triggerRecovery.test.ts, one pace per key)
+		Object.assign(KEEPER, { checkRequestsPerMinute: 60_000, listingMaxAgeMs: 0 });
+		DELIVERY_RECOVERY.retriesPerMinute = 60_000;
 		// every log line n8n-core's contexts give the node goes here (to check for secrets)
 		const capture =
 			(level: string) =>

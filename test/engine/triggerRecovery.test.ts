@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { KEEPER } from '../../nodes/MediaGenTrigger/catchUp';
 import { DEACTIVATION } from '../../nodes/MediaGenTrigger/registration';
 import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
@@ -129,6 +130,90 @@ describe('one replay pace per key (#37, finding 5)', () => {
 			Object.assign(DELIVERY_RECOVERY, saved);
 		}
 	});
+});
+
+describe('the periodic checks of a key, at scale (#37, finding 5)', () => {
+	/** `count` test pings of the endpoint (deliveries in its log), 10 at a time. */
+	async function pings(endpointId: string, count: number): Promise<void> {
+		for (let sent = 0; sent < count; sent += 10)
+			await Promise.all(
+				Array.from({ length: Math.min(10, count - sent) }, () =>
+					api('POST', `/webhooks/${endpointId}/test`),
+				),
+			);
+	}
+
+	test('12 workflows on one key whose checks fall in one minute: one listing, their requests within the pace of the key', async () => {
+		const saved = { ...KEEPER };
+		// 3 at once, then one every 250 ms, for all the checks of the process on the key together
+		Object.assign(KEEPER, { checkBurst: 3, checkRequestsPerMinute: 240, listingMaxAgeMs: 60_000 });
+		try {
+			const flows = [];
+			for (let i = 0; i < 12; i++) flows.push(await fakeN8n(automatic()));
+			for (const n8n of flows) await n8n.activate();
+			sb.control.clearRequests();
+			await Promise.all(flows.map(async (n8n) => await n8n.fireCrons()));
+			const requests = sb.control.requests({ path: '^/v1/webhooks' });
+			// one listing for all (before: one each), one read of each log
+			expect(requests.filter((r) => /\/webhooks$/.test(r.path))).toHaveLength(1);
+			expect(requests.filter((r) => /\/deliveries$/.test(r.path))).toHaveLength(12);
+			expect(requests).toHaveLength(13);
+			const times = requests.map((r) => Date.parse(r.time)).sort((x, y) => x - y);
+			// by any request, at most the burst plus one turn per 250 ms since the first (two turns
+			// of slack for requests that took longer to arrive)
+			const over = times.filter((t, i) => i + 1 > 3 + Math.floor((t - times[0]) / 250) + 2);
+			expect(over).toEqual([]);
+		} finally {
+			Object.assign(KEEPER, saved);
+		}
+	});
+
+	test('a log of 1,050 deliveries: a check reads one page when nothing is new; a delivery pending at a check and failed by the next is retried', async () => {
+		const n8n = await fakeN8n(automatic());
+		await n8n.activate();
+		const { id } = stored(n8n) as { id: string };
+		await pings(id, 1050);
+		await n8n.activate('init'); // n8n starts: the activation reads the log (its newest 1,000)
+		sb.control.clearRequests();
+		await n8n.fireCrons();
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(1);
+		await n8n.fireCrons();
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(2);
+
+		// an event n8n cannot take: its delivery is pending (MediaGen retries) at the next check
+		const scale = sb.control.config().timeScale;
+		sb.control.setConfig({ timeScale: 0.0005 }); // 11 h of retries in 20 s
+		n8n.offline = true;
+		await generate();
+		const pending = (await until(async () =>
+			(await deliveriesOf(id)).find((d) => d.event_type !== 'webhook.test'),
+		)) as Delivery;
+		await n8n.fireCrons();
+		expect((await deliveriesOf(id)).find((d) => d.id === pending.id)?.status).toBe('pending');
+		// then 150 newer deliveries, and it ends failed
+		await pings(id, 150);
+		await until(async () => (await deliveryStatus(id, pending.id)) === 'failed', 60_000);
+		n8n.offline = false;
+		sb.control.setConfig({ timeScale: scale });
+		sb.control.clearRequests();
+		await n8n.fireCrons();
+		await until(() => n8n.runs.length === 1);
+		expect(runsPerEvent(n8n)).toEqual({ [pending.event_id]: 1 });
+		// the new deliveries and back to the one pending then: two pages, not ten
+		expect(sb.control.requests({ method: 'GET', path: '/deliveries$' })).toHaveLength(2);
+		expect(sb.control.requests({ method: 'POST', path: '/retry$' })).toHaveLength(1);
+	});
+
+	/** A delivery's status, from the endpoint's whole log. */
+	async function deliveryStatus(endpointId: string, deliveryId: string): Promise<string> {
+		let path = `/webhooks/${endpointId}/deliveries?limit=100`;
+		for (;;) {
+			const page = await api('GET', path);
+			const found = (page.data as Delivery[]).find((d) => d.id === deliveryId);
+			if (found || !page.nextCursor) return String(found?.status);
+			path = `/webhooks/${endpointId}/deliveries?limit=100&before=${encodeURIComponent(page.nextCursor)}`;
+		}
+	}
 });
 
 describe('the periodic check while n8n runs', () => {

@@ -27,7 +27,7 @@ export const webhookRetry: Behaviour = {
 		requestPlan(ctx, endpoint, itemIndex, values),
 	async send(ctx, { request, itemIndex }) {
 		const id = endpointIdOf(request.path);
-		const endpoint = (await listEndpoints(ctx, itemIndex)).find((e) => e.id === id);
+		const endpoint = (await listEndpoints(ctx, { itemIndex })).find((e) => e.id === id);
 		if (!endpoint)
 			throw new NodeOperationError(ctx.getNode(), `MediaGen has no webhook endpoint ${id}`, {
 				itemIndex,

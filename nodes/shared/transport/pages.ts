@@ -44,6 +44,8 @@ export interface ListWalk {
 	onRepeat?: string;
 	/** Sent although the execution was cancelled (a lookup after Stop). */
 	ignoreCancel?: boolean;
+	/** Awaited before each page's request (a turn of a pace of the key: keyPace.ts). */
+	beforeSend?: () => Promise<void>;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function* listPages(ctx: MediaGenContext, walk: ListWalk): AsyncGen
 				qs,
 				itemIndex: walk.itemIndex,
 				ignoreCancel: walk.ignoreCancel,
+				beforeSend: walk.beforeSend,
 			}),
 		);
 		count += page.records.length;

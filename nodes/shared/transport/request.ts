@@ -41,6 +41,8 @@ export interface MediaGenRequest {
 	ignoreCancel?: boolean;
 	/** Called with a successful answer's headers (e.g. to read MediaGen's clock). */
 	onHeaders?: (headers: Record<string, unknown>) => void;
+	/** Awaited before each attempt, a retry's too (a turn of a pace of the key: keyPace.ts). */
+	beforeSend?: () => Promise<void>;
 }
 
 /** The execution's cancel signal, where the context has one (not in list searches or hooks). */
@@ -178,6 +180,7 @@ export async function mediaGenRequest<T = unknown>(
 		},
 		signal: request.ignoreCancel ? undefined : cancelSignalOf(ctx),
 		attempt: async () => {
+			await request.beforeSend?.();
 			let response: FullResponse;
 			let body: { value: unknown; whole: boolean };
 			try {

@@ -11,6 +11,7 @@ import type { MediaGenContext } from '../transport/context';
 import { statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import type { Pace } from '../transport/keyPace';
 import { takeTurn } from '../transport/keyPace';
 
 /** Type of the test ping sent by POST /webhooks/{id}/test (docs/api-assumptions.md, Webhooks). */
@@ -28,6 +29,20 @@ export const DELIVERY_RECOVERY = {
 	/** Retries per minute after the burst: half of the API's 120 requests a minute per key. */
 	retriesPerMinute: 60,
 };
+
+/**
+ * The key's pace for the recovery of missed events: every replay, and every request of the
+ * trigger's recovery passes and periodic checks, of every workflow of the n8n process on that key
+ * together (../transport/keyPace.ts). `perMinute` instead of `retriesPerMinute` for a run that
+ * asks for less.
+ */
+export function recoveryPace(perMinute?: number): Pace {
+	return {
+		name: 'deliveryRetries',
+		burst: DELIVERY_RECOVERY.burst,
+		perMinute: perMinute ?? DELIVERY_RECOVERY.retriesPerMinute,
+	};
+}
 
 /** An endpoint as GET /webhooks lists it. */
 export interface RemoteEndpoint {
@@ -54,13 +69,16 @@ export function disabledByMediaGen(endpoint: RemoteEndpoint): boolean {
 	return typeof count !== 'number' || count >= DISABLE_AFTER_FAILED_EVENTS;
 }
 
-/** Every endpoint of the workspace (GET /webhooks, all pages, 100 a page, at most 100 pages). */
+/**
+ * Every endpoint of the workspace (GET /webhooks, all pages, 100 a page, at most 100 pages);
+ * `beforeSend` is awaited before each page (a turn of a pace).
+ */
 export async function listEndpoints(
 	ctx: MediaGenContext,
-	itemIndex?: number,
+	options: { itemIndex?: number; beforeSend?: () => Promise<void> } = {},
 ): Promise<RemoteEndpoint[]> {
 	const endpoints: RemoteEndpoint[] = [];
-	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100, itemIndex });
+	const pages = listPages(ctx, { path: '/webhooks', pageSize: 100, maxPages: 100, ...options });
 	for await (const { records } of pages)
 		endpoints.push(...(records as unknown as RemoteEndpoint[]));
 	return endpoints;
@@ -85,18 +103,58 @@ export interface DeliveryRecord {
 	created_at?: string;
 }
 
+/**
+ * Where a read of an endpoint's log ended: the newest delivery it read, and the deliveries read
+ * that were not final yet (pending: MediaGen still retries them, and they may end failed later).
+ */
+export interface LogMark {
+	newest?: { id: string; at: number };
+	/** Not final when read, or to be read again: delivery id -> when it was made (ms). */
+	open: Map<string, number>;
+}
+
 /** The endpoint's deliveries, newest first, and whether the log goes on past what was read. */
 export interface DeliveryLog {
 	deliveries: DeliveryRecord[];
-	/** True when the log has older deliveries than the pages read. */
+	/** True when the log has older deliveries than the pages read (and than `since` asked for). */
 	truncated: boolean;
+	/** Where this read ended, for the next one (`since`). */
+	mark: LogMark;
 }
 
-/** The newest deliveries of an endpoint, at most `maxPages` pages of 100. */
+/** Deliveries that may still change: MediaGen retries them (not succeeded, not failed). */
+function isOpen(delivery: DeliveryRecord): boolean {
+	return delivery.status !== 'succeeded' && delivery.status !== 'failed';
+}
+
+/**
+ * Whether the deliveries read (newest first) reach back to `since`: its newest delivery (or one
+ * made before it), and each of its open deliveries (or one made before it).
+ */
+function reaches(deliveries: DeliveryRecord[], since: LogMark): boolean {
+	if (!since.newest) return false; // the log was empty: everything in it now is new
+	const ids = new Set(deliveries.map((delivery) => delivery.id));
+	const oldest = Math.min(...deliveries.map(createdAt));
+	const reached = (id: string, at: number) => ids.has(id) || oldest < at;
+	if (!reached(since.newest.id, since.newest.at)) return false;
+	return [...since.open].every(([id, at]) => reached(id, at));
+}
+
+/**
+ * The newest deliveries of an endpoint, at most `maxPages` pages of 100. With `since` (the mark of
+ * the previous read) the walk stops at the first page that reaches back to it: only what is new,
+ * and what was not final then, is read (one page when nothing changed). `beforeSend` is awaited
+ * before each page (a turn of a pace).
+ */
 export async function readDeliveryLog(
 	ctx: MediaGenContext,
 	endpointId: string,
-	options: { maxPages?: number; itemIndex?: number } = {},
+	options: {
+		maxPages?: number;
+		itemIndex?: number;
+		since?: LogMark;
+		beforeSend?: () => Promise<void>;
+	} = {},
 ): Promise<DeliveryLog> {
 	const deliveries: DeliveryRecord[] = [];
 	const maxPages = options.maxPages ?? DELIVERY_RECOVERY.maxPages;
@@ -107,13 +165,29 @@ export async function readDeliveryLog(
 		pageSize: 100,
 		maxPages,
 		itemIndex: options.itemIndex,
+		beforeSend: options.beforeSend,
 	});
 	for await (const { records, next } of walk) {
 		deliveries.push(...(records as unknown as DeliveryRecord[]));
 		pages++;
 		truncated = pages >= maxPages && next !== undefined;
+		if (options.since && reaches(deliveries, options.since)) {
+			truncated = false;
+			break;
+		}
 	}
-	return { deliveries, truncated };
+	const newest = deliveries.find((delivery) => typeof delivery.id === 'string');
+	const open = new Map(
+		deliveries.filter(isOpen).map((delivery) => [delivery.id, createdAt(delivery)] as const),
+	);
+	return {
+		deliveries,
+		truncated,
+		mark: {
+			newest: newest ? { id: newest.id, at: createdAt(newest) } : options.since?.newest,
+			open,
+		},
+	};
 }
 
 /** When a delivery was made (ms), for ordering; unknown times sort first. */
@@ -180,11 +254,7 @@ export async function retryDeliveries(
 	deliveries: DeliveryRecord[],
 	options: { itemIndex?: number; retriesPerMinute?: number } = {},
 ): Promise<RetryRun> {
-	const pace = {
-		name: 'deliveryRetries',
-		burst: DELIVERY_RECOVERY.burst,
-		perMinute: options.retriesPerMinute ?? DELIVERY_RECOVERY.retriesPerMinute,
-	};
+	const pace = recoveryPace(options.retriesPerMinute);
 	const results: RetryOutcome[] = [];
 	for (const [index, delivery] of deliveries.entries()) {
 		await takeTurn(ctx, pace, cancelSignalOf(ctx));
