@@ -351,10 +351,12 @@ export async function readLedger(
 	return await readFrom(mediaGenLedger(ctx), await keyIdentity(ctx), sinceOf);
 }
 
-/** What this process keeps of a credential's ledger (tests, benchmarks): entries and summary. */
-export function keptOf(key: string): { entries: number; skip: number } | undefined {
-	const k = known.get(key);
-	return k && { entries: k.tail.length, skip: k.start.skip?.size ?? 0 };
+/** What this process keeps of each credential's ledger (tests, benchmarks): entries, skip ids. */
+export function keptLedgers(): Array<{ entries: number; skip: number }> {
+	return [...known.values()].map((k) => ({
+		entries: k.tail.length,
+		skip: k.start.skip?.size ?? 0,
+	}));
 }
 
 /** Forgets what this process read of every ledger (tests). */
