@@ -278,9 +278,16 @@ export async function readFrom(
 		}
 	}
 	if (!next) {
-		const first = await firstRead(source, since);
-		requests += first.requests;
-		next = first.known;
+		const oldest = top.entries.at(-1);
+		if (top.next === undefined || !oldest || oldest.at < since) {
+			// the first page holds the whole period
+			const ordered = [...top.entries].reverse();
+			next = windowOf(since, ordered, ordered.at(-1));
+		} else {
+			const first = await firstRead(source, since);
+			requests += first.requests;
+			next = first.known;
+		}
 	}
 	next = fold(next);
 	const latest = known.get(key);
