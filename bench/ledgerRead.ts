@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * B9, the budget's ledger reads at scale (bench/README.md): a month of N jobs booked straight
  * into the in-process sandbox's ledger (test/engine/ledgerSeed.ts), then runs of one Generation →

@@ -9,7 +9,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { pageOf } from '../transport/pages';
 import { keyIdentity } from '../transport/keyPace';
 import { mediaGenRequest } from '../transport/request';
-import { statusOf } from '../transport/errors';
+import { asNodeError, statusOf } from '../transport/errors';
 import type { LedgerEntry, LedgerStart } from './ledger';
 import { claimsOf, entryOf, isSpending, walkLedger } from './ledger';
 
@@ -339,7 +339,7 @@ function mediaGenLedger(ctx: IExecuteFunctions): LedgerSource {
 				} while (before !== undefined);
 			} catch (error) {
 				if (statusOf(error) === 403) return undefined;
-				throw error;
+				throw asNodeError(ctx, error);
 			}
 			return { gens, date: first ?? Date.now(), requests };
 		},
