@@ -139,6 +139,61 @@ function fold(k: Known): Known {
 }
 
 /**
+ * The settled part before the reservations read: charges and other spending (`all=false`), newest
+ * first from `before`, back to `LEDGER.aroundStartMs` after the period's start. `edge`: the oldest
+ * entry counted.
+ */
+async function settledPart(source: LedgerSource, since: number, before: number | undefined) {
+	let spent = 0;
+	let edge = before ?? 1;
+	let requests = 0;
+	for (let done = false; !done; ) {
+		const page = await source.page(false, before);
+		requests++;
+		for (const e of page.entries) {
+			if (e.at < since + LEDGER.aroundStartMs) {
+				done = true;
+				break;
+			}
+			edge = e.id;
+			if (e.type === 'charge' || isSpending(e)) spent -= e.amount;
+		}
+		if (page.next === undefined) done = true;
+		before = page.next;
+	}
+	return { spent, edge, requests };
+}
+
+/**
+ * Around the period's start, every entry (`all=true`) before `edge` back to `LEDGER.aroundStartMs`
+ * before the start: what the jobs reserved in the period were charged there, and immediate
+ * charges. A charge of a job reserved before the start does not count (the rule).
+ */
+async function aroundStart(source: LedgerSource, since: number, edge: number) {
+	const around: LedgerEntry[] = [];
+	let before: number | undefined = edge;
+	let requests = 0;
+	for (let done = edge <= 1; !done; ) {
+		const page = await source.page(true, before);
+		requests++;
+		for (const e of page.entries) {
+			around.push(e);
+			if (e.at < since - LEDGER.aroundStartMs) done = true;
+		}
+		if (page.next === undefined) done = true;
+		before = page.next;
+	}
+	around.reverse();
+	const firstIn = around.findIndex((e) => e.at >= since);
+	const periodFrom = firstIn < 0 ? Infinity : around[firstIn].id;
+	let spent = 0;
+	for (const c of claimsOf(around).claims)
+		if (c.entry >= periodFrom && (c.state === 'settled' || c.state === 'immediate'))
+			spent += c.cost;
+	return { spent, requests };
+}
+
+/**
  * The first read of a period in a process. Reservations (`all=true`) newest first back to the
  * oldest that can still be held: the reserve of every generation the active list names, of every
  * return or charge seen, and everything booked since that list (its Date, less the clock slack).
@@ -179,45 +234,11 @@ async function firstRead(
 	const ordered = recent.reverse();
 	const last = ordered.at(-1);
 	if (whole) return { known: windowOf(since, ordered, last), requests };
-	// the settled part: charges and other spending, back to an hour after the period's start
 	const base = ordered[0];
-	let spent = 0;
-	let edge = base.id;
-	before = base.id;
-	for (let done = false; !done; ) {
-		const page = await source.page(false, before);
-		requests++;
-		for (const e of page.entries) {
-			if (e.at < since + LEDGER.aroundStartMs) {
-				done = true;
-				break;
-			}
-			edge = e.id;
-			if (e.type === 'charge' || isSpending(e)) spent -= e.amount;
-		}
-		if (page.next === undefined) done = true;
-		before = page.next;
-	}
-	// around the start: every entry, to count only the jobs reserved in the period
-	const around: LedgerEntry[] = [];
-	before = edge;
-	for (let done = edge <= 1; !done; ) {
-		const page = await source.page(true, before);
-		requests++;
-		for (const e of page.entries) {
-			around.push(e);
-			if (e.at < since - LEDGER.aroundStartMs) done = true;
-		}
-		if (page.next === undefined) done = true;
-		before = page.next;
-	}
-	around.reverse();
-	const firstIn = around.findIndex((e) => e.at >= since);
-	const { claims } = claimsOf(around);
-	const periodFrom = firstIn < 0 ? Infinity : around[firstIn].id;
-	for (const c of claims)
-		if (c.entry >= periodFrom && (c.state === 'settled' || c.state === 'immediate'))
-			spent += c.cost;
+	const settled = await settledPart(source, since, base.id);
+	const around = await aroundStart(source, since, settled.edge);
+	requests += settled.requests + around.requests;
+	const spent = settled.spent + around.spent;
 	return {
 		known: {
 			since,
