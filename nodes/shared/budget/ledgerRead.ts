@@ -194,6 +194,31 @@ async function aroundStart(source: LedgerSource, since: number, edge: number) {
 }
 
 /**
+ * The reservations booked before the first entry read with `all=true` whose return or charge was
+ * read (the jobs running across that point): they are closed, so they count as the rule counts
+ * them (a charge as spent, a return as never reserved) and their closing entries are skipped by
+ * the walk. Their reservation is in the period: the read starts `LEDGER.aroundStartMs` or more
+ * after the period's start (a job that ran longer across the start counts in both periods).
+ */
+function straddlers(ordered: LedgerEntry[], pending: Set<string>) {
+	const reserved = new Set<string>();
+	const skip = new Set<number>();
+	let balance = 0;
+	let spent = 0;
+	for (const e of ordered) {
+		if (!e.gen || !pending.has(e.gen) || reserved.has(e.gen)) continue;
+		if (e.type === 'reserve') reserved.add(e.gen);
+		else if (e.type === 'release' || e.type === 'charge') {
+			// the walk counts a settled reservation's charge where it was reserved, a returned one not
+			skip.add(e.id);
+			balance += e.amount;
+			if (e.type === 'charge') spent -= e.amount;
+		}
+	}
+	return { balance, spent, skip };
+}
+
+/**
  * The first read of a period in a process. Reservations (`all=true`) newest first back to the
  * oldest that can still be held: the reserve of every generation the active list names, of every
  * return or charge seen, and everything booked since that list (its Date, less the clock slack).
@@ -228,7 +253,13 @@ async function firstRead(
 			whole = true;
 			break;
 		}
-		if (active && !pending.size && oldest.at < marker) break;
+		if (
+			active &&
+			[...active.gens].every((gen) => !pending.has(gen)) &&
+			oldest.at < marker &&
+			oldest.at >= since + LEDGER.aroundStartMs
+		)
+			break;
 		before = page.next;
 	}
 	const ordered = recent.reverse();
@@ -238,12 +269,17 @@ async function firstRead(
 	const settled = await settledPart(source, since, base.id);
 	const around = await aroundStart(source, since, settled.edge);
 	requests += settled.requests + around.requests;
-	const spent = settled.spent + around.spent;
+	const straddling = straddlers(ordered, pending);
+	const spent = settled.spent + around.spent + straddling.spent;
 	return {
 		known: {
 			since,
 			base: base.id,
-			start: { balance: balanceBefore(base), spent },
+			start: {
+				balance: balanceBefore(base) + straddling.balance,
+				spent,
+				...(straddling.skip.size ? { skip: straddling.skip } : {}),
+			},
 			prefixAt: base.at,
 			tail: ordered,
 			newest: last?.id ?? 0,
