@@ -50,6 +50,31 @@ describe('a month of jobs in the ledger', () => {
 		expect(Math.max(...keptLedgers().map((k) => k.entries))).toBeLessThanOrEqual(2_000);
 	});
 
+	test('a key that may not list generations (403 on the active list): the first read reads the whole period, as before', async () => {
+		seedMonth(sb, 10_000);
+		sb.control.addFault({
+			kind: 'fail',
+			method: 'GET',
+			path: '/generations$',
+			status: 403,
+			code: 'insufficient_scope',
+			count: 1,
+		});
+		const first = await run();
+		expect(first.r.error).toBeUndefined();
+		expect(first.r.json('Generate').map((o: IDataObject) => o.status)).toEqual([
+			'completed',
+			'completed',
+		]);
+		const refused = sb.control
+			.requests({ method: 'GET', path: '/generations$' })
+			.filter((r) => r.status === 403);
+		expect(refused).toHaveLength(1);
+		expect(first.ledger).toBeGreaterThan(280);
+		const second = await run();
+		expect(second.ledger).toBeLessThanOrEqual(8);
+	});
+
 	test('the budget counts the month as the whole read does: a job reserved before the month and charged in it counts for December', async () => {
 		seedMonth(sb, 2_000);
 		const spent = seededSpend(2_000);
