@@ -8,7 +8,7 @@ import type { Notification, SentDelivery } from './hooks';
 import { createAsset } from './library';
 import type { RequestEvent, RequestLogEntry } from './requestLog';
 import { clock } from './clock';
-import { KEYS, type SandboxConfig } from './state';
+import { KEYS, type LedgerEntry, type SandboxConfig } from './state';
 import type { HoldState } from './timers';
 import { parse, z } from './validation';
 import { assetView, creditsView } from './views';
@@ -46,6 +46,12 @@ export type WorkspaceRef =
 	| 'otherWorkspace'
 	| (string & {});
 export type AssetJson = ReturnType<typeof assetView>;
+export interface LedgerBooking {
+	type: LedgerEntry['type'];
+	amount: number;
+	generationId?: string | null;
+	at: number;
+}
 export type CreditsJson = ReturnType<typeof creditsView>;
 
 export interface SandboxControl {
@@ -61,6 +67,12 @@ export interface SandboxControl {
 	/** Sets a workspace's spendable balance (books an adjustment in the ledger). */
 	setCredits(workspace: WorkspaceRef, balance: number): CreditsJson;
 	credits(workspace: WorkspaceRef): CreditsJson;
+	/**
+	 * Books ledger entries as they are (a workspace's history at scale, e.g. a month of 100,000
+	 * jobs, without running them): each changes the balance; `at` (ms) is its `created_at`.
+	 * In-process only. Returns the workspace's credits after.
+	 */
+	bookLedger(workspace: WorkspaceRef, entries: LedgerBooking[]): CreditsJson;
 	addFault(fault: FaultInput): Fault;
 	faults(): Fault[];
 	/** Ends every delay fault's wait now: the held answers are written (see Faults.releaseDelays). */
@@ -118,6 +130,18 @@ export function makeControl(app: App): SandboxControl {
 			return creditsView(ws);
 		},
 		credits: (ref) => creditsView(app.state.workspace(ref)),
+		bookLedger: (ref, entries) => {
+			const ws = app.state.workspace(ref);
+			for (const e of entries)
+				ws.book(
+					e.type,
+					e.amount,
+					'Booked by sandbox control',
+					e.generationId ?? null,
+					new Date(e.at).toISOString(),
+				);
+			return creditsView(ws);
+		},
 		addFault: (f) => app.faults.add(f),
 		faults: () => app.faults.all(),
 		releaseDelays: () => app.faults.releaseDelays(),

@@ -36,15 +36,26 @@ export function paginate<T extends { seq: number }, V>(
 	};
 }
 
-/** Pages by integer id, newest first (ledger). */
+/** Pages by integer id, newest first (ledger: records in ascending id order, as booked). */
 export function paginateById<T extends { id: number }>(
 	records: T[],
 	q: { limit?: number; before?: number },
 ): Page<T> {
 	const limit = q.limit ?? DEFAULT_LIMIT;
-	const sorted = records
-		.filter((r) => q.before === undefined || r.id < q.before)
-		.sort((a, b) => b.id - a.id);
-	const page = sorted.slice(0, limit);
-	return { data: page, nextCursor: sorted.length > limit ? page[page.length - 1].id : null };
+	// the first record at or past the cursor (binary search: a ledger can hold millions of entries)
+	let lo = 0;
+	let hi = records.length;
+	if (q.before !== undefined) {
+		const before = q.before;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (records[mid].id < before) lo = mid + 1;
+			else hi = mid;
+		}
+	}
+	const page = records.slice(Math.max(0, hi - limit), hi).reverse();
+	return {
+		data: page,
+		nextCursor: hi > limit ? page[page.length - 1].id : null,
+	};
 }

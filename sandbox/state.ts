@@ -193,6 +193,9 @@ export interface LedgerEntry {
 	created_at: string;
 }
 
+/** The ledger's settled types: what `GET /credits/ledger` lists without `all`. */
+export const SETTLED_TYPES = new Set<LedgerEntry['type']>(['grant', 'adjustment', 'charge']);
+
 export interface IdempotencyRecord {
 	bodyHash: string;
 	status: number;
@@ -244,6 +247,7 @@ export class Workspace {
 	readonly deliveries = new Store<DeliveryRec>('Webhook delivery');
 	readonly idempotency = new Map<string, IdempotencyRecord>();
 	readonly ledger: LedgerEntry[] = [];
+	private readonly settledEntries: LedgerEntry[] = [];
 	balance = 0;
 	reserved = 0;
 	readonly created_at = now();
@@ -254,12 +258,13 @@ export class Workspace {
 		readonly plan: Plan,
 	) {}
 
-	/** Applies a signed change to the spendable balance and records it. */
+	/** Applies a signed change to the spendable balance and records it (`at`: another time). */
 	book(
 		type: LedgerEntry['type'],
 		amount: number,
 		description: string,
 		generationId: string | null = null,
+		at?: string,
 	): LedgerEntry {
 		this.balance += amount;
 		const e: LedgerEntry = {
@@ -269,10 +274,16 @@ export class Workspace {
 			balance_after: this.balance,
 			generation_id: generationId,
 			description,
-			created_at: now(),
+			created_at: at ?? now(),
 		};
 		this.ledger.push(e);
+		if (SETTLED_TYPES.has(type)) this.settledEntries.push(e);
 		return e;
+	}
+
+	/** The settled entries (grant, adjustment, charge) in booking order: `GET /credits/ledger`. */
+	settled(): LedgerEntry[] {
+		return this.settledEntries;
 	}
 }
 

@@ -8,8 +8,6 @@ import { pageQuery, qBool, qInt, z } from '../validation';
 import { paginateById } from '../pagination';
 import { creditsView } from '../views';
 
-const SETTLED = new Set(['grant', 'adjustment', 'charge']);
-
 export const creditRoutes = [
 	route({
 		method: 'GET',
@@ -26,9 +24,6 @@ export const creditRoutes = [
 			before: qInt().optional(),
 			all: qBool().default(false),
 		}),
-		handler: ({ ws, query }) =>
-			json(
-				paginateById(query.all ? ws.ledger : ws.ledger.filter((e) => SETTLED.has(e.type)), query),
-			),
+		handler: ({ ws, query }) => json(paginateById(query.all ? ws.ledger : ws.settled(), query)),
 	}),
 ];

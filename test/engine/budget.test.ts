@@ -11,7 +11,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { BUDGET } from '../../nodes/shared/budget/run';
-import { forgetLedgers } from '../../nodes/shared/budget/ledger';
+import { forgetLedgers } from '../../nodes/shared/budget/ledgerRead';
 import { client, until } from '../sandbox/helpers';
 import type { RunResult, TestNode } from './harness';
 import {

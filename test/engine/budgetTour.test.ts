@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { catalog } from '../../nodes/shared/catalog';
 import type { Endpoint } from '../../nodes/shared/catalog/dsl';
-import { forgetLedgers } from '../../nodes/shared/budget/ledger';
+import { forgetLedgers } from '../../nodes/shared/budget/ledgerRead';
 import { ACTION_NODES } from '../actionNodes';
 import { client, until } from '../sandbox/helpers';
 import { TestBinarySource } from './binaryData';

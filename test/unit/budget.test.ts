@@ -3,10 +3,13 @@
  * periods (settings.ts): which reservations are within and which over, and the property every
  * run relies on: a reservation within for one reader stays within for every later reader.
  */
+import fc from 'fast-check';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { LedgerEntry } from '../../nodes/shared/budget/ledger';
+import type { LedgerEntry, Limits } from '../../nodes/shared/budget/ledger';
 import { walkLedger } from '../../nodes/shared/budget/ledger';
+import type { LedgerSource } from '../../nodes/shared/budget/ledgerRead';
+import { forgetLedgers, LEDGER, readFrom } from '../../nodes/shared/budget/ledgerRead';
 import { refusal, toolRefusal } from '../../nodes/shared/budget/messages';
 import type { BudgetSettings } from '../../nodes/shared/budget/settings';
 import { budgetSettings, periodWindow } from '../../nodes/shared/budget/settings';
@@ -386,6 +389,205 @@ describe('what a refusal and a tool answer say (finding 5)', () => {
 		expect(e.description).toMatch(/add credits to the workspace, or lower Keep Balance Above/);
 		expect(toolRefusal(e).next).toMatch(
 			/^This call was not started: it needs an estimated 4 credits and 3 credits are left above the balance floor\. /,
+		);
+	});
+});
+
+describe('the summary and the bounded first read give the rule the answer of the whole period (issue #38, findings 2 and 3)', () => {
+	/** A ledger in memory, paged as MediaGen pages it, with every request counted. */
+	class Memory implements LedgerSource {
+		entries: LedgerEntry[] = [];
+		/** The active list as it was after this many entries (the race: booked after the list). */
+		listedAt?: number;
+		forbidden = false;
+		requests = 0;
+		constructor(private readonly size: number) {}
+		async page(all: boolean, before?: number) {
+			this.requests++;
+			const list = this.entries
+				.filter((e) => (before === undefined || e.id < before) && (all || SETTLED.has(e.type)))
+				.reverse();
+			const entries = list.slice(0, this.size);
+			const last = this.entries.at(-1);
+			return {
+				entries,
+				next: list.length > this.size ? entries.at(-1)?.id : undefined,
+				date: last?.at,
+			};
+		}
+		async active() {
+			if (this.forbidden) return undefined;
+			this.requests++;
+			const seen = this.entries.slice(0, this.listedAt ?? this.entries.length);
+			const open = new Set<string>();
+			for (const e of seen)
+				if (e.gen && e.type === 'reserve') open.add(e.gen);
+				else if (e.gen && e.type === 'release') open.delete(e.gen);
+			return { gens: open, date: seen.at(-1)?.at ?? 0, requests: 1 };
+		}
+	}
+	const SETTLED = new Set(['grant', 'adjustment', 'charge', 'fee']);
+
+	/** Random bookings: reservations (short jobs and long ones), returns, retries, charges, grants. */
+	const op = fc.record({
+		kind: fc.constantFrom(
+			'reserve',
+			'reserve',
+			'reserve',
+			'release',
+			'settle',
+			'settle',
+			'retry',
+			'immediate',
+			'grant',
+			'adjust',
+			'fee',
+		),
+		cost: fc.integer({ min: 1, max: 9 }),
+		pick: fc.nat(),
+		gap: fc.integer({ min: 0, max: 30 }),
+	});
+	type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+
+	class Ledger {
+		time = 0;
+		balance = 0;
+		open = new Map<string, number>();
+		failed = new Map<string, number>();
+		/** Reserved at, per open generation (for the long jobs the first read counts twice). */
+		reservedAt = new Map<string, number>();
+		constructor(readonly m: Memory) {}
+		private add(type: string, amount: number, gen: string | null) {
+			this.balance += amount;
+			this.m.entries.push({
+				id: this.m.entries.length + 1,
+				type,
+				amount,
+				gen,
+				at: this.time,
+				balanceAfter: this.balance,
+			});
+		}
+		apply(o: Op, n: number) {
+			this.time += o.gap;
+			const open = [...this.open];
+			const [gen, cost] = open[o.pick % Math.max(1, open.length)] ?? [];
+			if (o.kind === 'grant') this.add('grant', 10 * o.cost, null);
+			else if (o.kind === 'adjust') this.add('adjustment', -o.cost, null);
+			else if (o.kind === 'fee') this.add('fee', -o.cost, null);
+			else if (o.kind === 'immediate') this.add('charge', -o.cost, null);
+			else if (o.kind === 'retry' && this.failed.size) {
+				const [g, c] = [...this.failed][o.pick % this.failed.size];
+				this.failed.delete(g);
+				this.open.set(g, c);
+				this.reservedAt.set(g, this.time);
+				this.add('reserve', -c, g);
+			} else if ((o.kind === 'release' || o.kind === 'settle') && gen && cost) {
+				this.open.delete(gen);
+				this.add('release', cost, gen);
+				if (o.kind === 'settle') this.add('charge', -cost, gen);
+				else this.failed.set(gen, cost);
+			} else {
+				const g = `g${n}`;
+				this.open.set(g, o.cost);
+				this.reservedAt.set(g, this.time);
+				this.add('reserve', -o.cost, g);
+			}
+		}
+	}
+
+	/** The rule over the whole period read at once (as every read did before #38). */
+	function whole(entries: LedgerEntry[], since: number, limits: Limits) {
+		const firstIn = entries.findIndex((e) => e.at >= since);
+		const window = firstIn < 0 ? [] : entries.slice(firstIn);
+		const anchor =
+			firstIn < 0
+				? (entries.at(-1)?.balanceAfter ?? 0)
+				: firstIn
+					? entries[firstIn - 1].balanceAfter
+					: 0;
+		return walkLedger(window, anchor, limits);
+	}
+
+	/** Settled claims reserved before `since` and charged an hour (here: `around`) or more after it. */
+	function longJobs(entries: LedgerEntry[], since: number, around: number): number {
+		const reserved = new Map<string, number>();
+		let extra = 0;
+		for (const e of entries) {
+			if (e.type === 'reserve' && e.gen) reserved.set(e.gen, e.at);
+			if (
+				e.type === 'charge' &&
+				e.gen &&
+				(reserved.get(e.gen) ?? since) < since &&
+				e.at >= since + around
+			)
+				extra -= e.amount;
+		}
+		return extra;
+	}
+
+	const view = (w: ReturnType<typeof walkLedger>) => ({
+		spent: w.spent,
+		reserved: w.reserved,
+		balance: w.balance,
+		blocked: w.blocked,
+		room: w.room,
+		held: w.claims.filter((c) => c.state === 'held').map((c) => `${c.entry}:${c.over}`),
+	});
+
+	const saved = { ...LEDGER };
+	beforeEach(() => {
+		forgetLedgers();
+		Object.assign(LEDGER, { aroundStartMs: 40, clockSlackMs: 0, foldAfter: 0 });
+	});
+	afterAll(() => Object.assign(LEDGER, saved));
+
+	test('property: first read, later reads, folds, a period that turns, the race with the active list, a key without content.read', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(op, { minLength: 1, maxLength: 120 }),
+				fc.array(op, { maxLength: 60 }),
+				fc.array(op, { maxLength: 60 }),
+				fc.integer({ min: 0, max: 100 }),
+				fc.integer({ min: 1, max: 7 }),
+				fc.constantFrom<Limits>({ budget: 40 }, { budget: 80, floor: 30 }, { floor: 50 }),
+				fc.nat({ max: 5 }),
+				fc.boolean(),
+				async (first, more, after, sincePct, size, limits, raced, forbidden) => {
+					forgetLedgers();
+					const m = new Memory(size);
+					m.forbidden = forbidden;
+					const l = new Ledger(m);
+					l.apply({ kind: 'grant', cost: 9, pick: 0, gap: 0 }, 0);
+					first.forEach((o, i) => l.apply(o, i + 1));
+					const since = Math.floor((l.time * sincePct) / 100);
+					// the active list was answered `raced` entries before the ledger's first page
+					m.listedAt = Math.max(0, m.entries.length - raced);
+					const check = async (at: number) => {
+						const read = await readFrom(m, 'k', () => at);
+						const got = walkLedger(read.entries, read.start, limits);
+						const want = whole(m.entries, at, limits);
+						const extra = longJobs(m.entries, at, LEDGER.aroundStartMs);
+						if (got.spent !== want.spent) {
+							// a job reserved before the period and charged long after it counts in both
+							expect(extra).toBeGreaterThan(0);
+							expect(got.spent).toBeGreaterThan(want.spent);
+							expect(got.spent).toBeLessThanOrEqual(want.spent + extra);
+							expect(got.balance).toBe(want.balance);
+						} else expect(view(got)).toEqual(view(want));
+						expect(read.newest).toBe(m.entries.length);
+						return read;
+					};
+					await check(since);
+					m.listedAt = undefined;
+					more.forEach((o, i) => l.apply(o, 1_000 + i));
+					await check(since);
+					// the period turns (or not) and more is booked
+					after.forEach((o, i) => l.apply(o, 2_000 + i));
+					await check(Math.max(since, l.time - 50));
+				},
+			),
+			{ numRuns: 400 },
 		);
 	});
 });

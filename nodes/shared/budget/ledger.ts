@@ -1,15 +1,12 @@
 /**
- * The workspace's credit ledger as the budget reads it (`GET /credits/ledger?all=true`, scope
+ * The workspace's credit ledger as the budget sees it (`GET /credits/ledger`, scope
  * billing.view): every reservation, return, charge and grant in booking order, each entry
  * immutable once booked. The one rule every run applies the same way (`walkLedger`) decides,
- * from the entries alone, which reservations are within the budget and which are over.
- * docs/budget.md.
+ * from the entries alone, which reservations are within the budget and which are over. How the
+ * entries are read and what one n8n process keeps of them: ledgerRead.ts. docs/budget.md.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { timeOf } from '../jobs/paths';
-import { pageOf } from '../transport/pages';
-import { keyIdentity } from '../transport/keyPace';
-import { mediaGenRequest } from '../transport/request';
 
 /** One ledger entry, as the budget needs it. */
 export interface LedgerEntry {
@@ -23,14 +20,7 @@ export interface LedgerEntry {
 	balanceAfter: number;
 }
 
-export const LEDGER = {
-	path: '/credits/ledger',
-	pageSize: 100,
-	/** Entries one n8n process keeps per credential (the periods it reads); beyond, it reads again. */
-	maxCached: 200_000,
-};
-
-function entryOf(record: IDataObject): LedgerEntry | undefined {
+export function entryOf(record: IDataObject): LedgerEntry | undefined {
 	const id = Number(record.id);
 	const at = timeOf(record.created_at);
 	if (!Number.isInteger(id) || at === undefined) return undefined;
@@ -45,125 +35,20 @@ function entryOf(record: IDataObject): LedgerEntry | undefined {
 	};
 }
 
-const same = (a: LedgerEntry, b: LedgerEntry) =>
-	a.id === b.id && a.at === b.at && a.amount === b.amount && a.type === b.type && a.gen === b.gen;
-
 /**
- * What one n8n process knows of a workspace's ledger: entries are never changed once booked, so
- * later reads fetch only what is newer. Keyed by Base URL and a hash of the key (the key itself
- * is never kept).
+ * Where the walk starts: the period as it stood just before the first entry walked. Everything
+ * booked before that entry is closed (no reservation of it is held), so it only adds up.
  */
-interface Known {
-	byId: Map<number, LedgerEntry>;
-	newest: number;
-	/** Entries are known from this instant on (ms), or from the ledger's first entry. */
-	from: number;
-}
-const known = new Map<string, Known>();
-
-/** A read of the ledger back to a time: its entries from then on, the balance before, the clock. */
-export interface LedgerRead {
-	/** Entries booked at or after `since`, in booking order. */
-	entries: LedgerEntry[];
-	/** The spendable balance just before the first of them (0 at the ledger's start). */
-	anchor: number;
-	/** The newest entry's id (0 when the ledger is empty). */
-	newest: number;
-	/** MediaGen's clock when the first page was answered (its Date header), else n8n's. */
-	now: number;
-	/** Requests this read sent. */
-	requests: number;
-}
-
-async function page(
-	ctx: IExecuteFunctions,
-	before: number | undefined,
-	onDate?: (ms: number) => void,
-) {
-	const qs: IDataObject = { all: true, limit: LEDGER.pageSize };
-	if (before !== undefined) qs.before = before;
-	const response = await mediaGenRequest(ctx, {
-		method: 'GET',
-		path: LEDGER.path,
-		qs,
-		onHeaders: (headers) => {
-			const date = Date.parse(String(headers.date ?? ''));
-			if (Number.isFinite(date)) onDate?.(date);
-		},
-	});
-	const { records, next } = pageOf(response);
-	return {
-		entries: records.map(entryOf).filter((e): e is LedgerEntry => !!e),
-		next: typeof next === 'number' ? next : next === undefined ? undefined : Number(next),
-	};
-}
-
-/**
- * Reads the ledger back to `sinceOf(now)` (now: MediaGen's clock), newest first, stopping at
- * what this process already knows (checked against it: a ledger that does not match what was
- * read before is read again whole).
- */
-export async function readLedger(
-	ctx: IExecuteFunctions,
-	sinceOf: (now: number) => number,
-): Promise<LedgerRead> {
-	const key = await keyIdentity(ctx);
-	let now = Date.now();
-	let requests = 1;
-	const first = await page(ctx, undefined, (date) => (now = date));
-	const since = sinceOf(now);
-	let cached = known.get(key);
-	// a ledger that starts later than what this process knows, or has fewer entries, is read whole
-	if (cached && (cached.from > since || (first.entries[0]?.id ?? 0) < cached.newest))
-		cached = undefined;
-	const fresh = new Map<number, LedgerEntry>();
-	let current = first;
-	for (;;) {
-		let stop = false;
-		for (const entry of current.entries) {
-			const old = cached?.byId.get(entry.id);
-			if (cached && entry.id <= cached.newest) {
-				if (!old || !same(old, entry)) {
-					// not the ledger this process read before (e.g. another workspace behind the URL)
-					known.delete(key);
-					return await readLedger(ctx, sinceOf);
-				}
-				stop = true;
-				break;
-			}
-			fresh.set(entry.id, entry);
-			if (entry.at < since) {
-				stop = true;
-				break;
-			}
-		}
-		if (stop) break;
-		if (current.next === undefined || !current.entries.length) break;
-		current = await page(ctx, current.next);
-		requests++;
-	}
-	const all = new Map<number, LedgerEntry>(cached?.byId ?? []);
-	for (const [id, entry] of fresh) all.set(id, entry);
-	const ordered = [...all.values()].sort((a, b) => a.id - b.id);
-	const firstIn = ordered.findIndex((e) => e.at >= since);
-	const inWindow = firstIn < 0 ? [] : ordered.slice(firstIn);
-	const before = firstIn < 0 ? ordered.at(-1) : ordered[firstIn - 1];
-	const newest = ordered.at(-1)?.id ?? 0;
-	// keep the anchor and the window for the next read of this process
-	const keep = before ? [before, ...inWindow] : inWindow;
-	const latest = known.get(key);
-	// a concurrent read of this process that got further stays
-	if (!latest || latest === cached || latest.newest <= newest) {
-		if (keep.length <= LEDGER.maxCached)
-			known.set(key, { byId: new Map(keep.map((e) => [e.id, e])), newest, from: since });
-		else known.delete(key);
-	}
-	return { entries: inWindow, anchor: before?.balanceAfter ?? 0, newest, now, requests };
-}
-
-/** Forgets what this process read of every ledger (tests). */
-export function forgetLedgers(): void {
-	known.clear();
+export interface LedgerStart {
+	/** The spendable balance (the walk's: as if over reservations were returned). */
+	balance: number;
+	/** Charged in the period before the first entry walked. */
+	spent: number;
+	/**
+	 * Entries walked that close a reservation booked before the first one walked (its return or
+	 * its settling charge): already in `spent` and `balance`, skipped by the walk.
+	 */
+	skip?: ReadonlySet<number>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,50 +104,75 @@ const KNOWN = new Set(['grant', 'adjustment', 'reserve', 'release', 'charge']);
 const takesCredits = (e: LedgerEntry) => e.amount < 0;
 
 /** Claims from the entries, each in its final state as of the read. */
-function claimsOf(entries: LedgerEntry[]): {
+export function claimsOf(
+	entries: LedgerEntry[],
+	skip: ReadonlySet<number> = new Set(),
+): {
 	claims: Claim[];
 	byGen: Map<string, Claim>;
 	other: Map<number, number>;
+	/** The claim each return or settling charge closes, by the closing entry's id. */
+	closes: Map<number, Claim>;
 } {
 	const claims: Claim[] = [];
 	const byGen = new Map<string, Claim>();
 	/** Balance changes outside the period's claims, by entry (grants, earlier periods' jobs). */
 	const other = new Map<number, number>();
+	const closes = new Map<number, Claim>();
 	for (const e of entries) {
+		if (skip.has(e.id)) continue;
 		const claim = e.gen ? byGen.get(e.gen) : undefined;
 		if (e.type === 'reserve' && e.gen) {
 			const made: Claim = { entry: e.id, gen: e.gen, cost: -e.amount, state: 'held', over: false };
 			claims.push(made);
 			byGen.set(e.gen, made);
-		} else if (e.type === 'release' && claim) claim.state = 'returned';
-		else if (e.type === 'charge' && claim) {
+		} else if (e.type === 'release' && claim) {
+			claim.state = 'returned';
+			closes.set(e.id, claim);
+		} else if (e.type === 'charge' && claim) {
 			// the charge follows the settling return of the same reservation
 			claim.state = 'settled';
 			claim.cost = -e.amount;
-		} else if ((e.type === 'charge' && !e.gen) || (takesCredits(e) && !KNOWN.has(e.type))) {
+			closes.set(e.id, claim);
+		} else if (isSpending(e)) {
 			// an immediate charge; and, on the side of the budget, any entry of a type the spec does
 			// not list that takes credits (docs/api-assumptions.md)
 			claims.push({ entry: e.id, gen: null, cost: -e.amount, state: 'immediate', over: false });
 		} else other.set(e.id, e.amount);
 	}
-	return { claims, byGen, other };
+	return { claims, byGen, other, closes };
 }
+
+/**
+ * An entry that is spending by itself when nothing of the period explains it: a charge (a job's,
+ * or one that answered at once) or an entry of a type the budget does not know that takes credits.
+ */
+export const isSpending = (e: LedgerEntry): boolean =>
+	(e.type === 'charge' && !e.gen) || (takesCredits(e) && !KNOWN.has(e.type));
 
 /**
  * The rule. In booking order: a charge (a success, an immediate charge) always counts; a held
  * reservation counts when it fits in what the budget and the floor leave and no earlier
  * reservation is over, else it is over (and so is every held one after it). Returned ones do not
  * count. Entries are immutable and only appended, so a reservation within stays within for every
- * later reader; one over may only come within when an earlier one is returned.
+ * later reader; one over may only come within when an earlier one is returned. `start`: the
+ * balance just before the first entry (the period's first, spent 0), or the period as it stood
+ * before a later entry when nothing booked before that one is held (ledgerRead.ts's summary).
  */
-export function walkLedger(entries: LedgerEntry[], anchor: number, limits: Limits): Walk {
-	const { claims, byGen, other } = claimsOf(entries);
+export function walkLedger(
+	entries: LedgerEntry[],
+	start: number | LedgerStart,
+	limits: Limits,
+): Walk {
+	const from = typeof start === 'number' ? { balance: start, spent: 0 } : start;
+	const skip = from.skip ?? new Set<number>();
+	const { claims, byGen, other } = claimsOf(entries, skip);
 	const budget = limits.budget ?? Infinity;
 	const floor = limits.floor ?? -Infinity;
-	let used = 0;
-	let spent = 0;
+	let used = from.spent;
+	let spent = from.spent;
 	let reserved = 0;
-	let balance = anchor;
+	let balance = from.balance;
 	let blocked = false;
 	const byEntry = new Map(claims.map((c) => [c.entry, c]));
 	const standing = (): Standing => ({
@@ -273,6 +183,7 @@ export function walkLedger(entries: LedgerEntry[], anchor: number, limits: Limit
 		room: blocked ? 0 : Math.max(0, Math.min(budget - used, balance - floor)),
 	});
 	for (const e of entries) {
+		if (skip.has(e.id)) continue;
 		const change = other.get(e.id);
 		if (change !== undefined) {
 			balance += change;

@@ -20,7 +20,8 @@ import { asNodeError, statusOf } from '../transport/errors';
 import { credentialOf, mediaGenRequest } from '../transport/request';
 import { estimateAll } from './estimates';
 import type { Claim, Limits, Standing } from './ledger';
-import { readLedger, walkLedger } from './ledger';
+import { walkLedger } from './ledger';
+import { readLedger } from './ledgerRead';
 import type { BudgetView, Shortfall } from './messages';
 import { budgetLine, isRefusal, refusal, toolRefusal } from './messages';
 import type { BudgetSettings, PeriodWindow } from './settings';
@@ -66,6 +67,9 @@ function kindOf({ endpoint, job, charged }: ItemPlan): Item['kind'] | undefined 
 	if (endpoint.charged) return charged && !charged.answer ? 'immediate' : undefined;
 	return endpoint.reserves ? 'generation' : undefined;
 }
+
+/** A canvas step that has ended: its reservation is charged or returned, nothing to cancel. */
+const STEP_ENDED = new Set(['succeeded', 'failed', 'cancelled', 'skipped']);
 
 /** A canvas run's record: its steps reserve one by one (`nodes[].generationId`). */
 const isStepwise = (record: IDataObject) => Array.isArray(record.nodes);
@@ -155,7 +159,7 @@ export class RunBudget {
 			(now) => (this.window = periodWindow(settings.period ?? 'day', settings.timeZone, now)).start,
 		);
 		this.newest = read.newest;
-		this.walk = walkLedger(read.entries, read.anchor, this.limits);
+		this.walk = walkLedger(read.entries, read.start, this.limits);
 	}
 
 	/** The error of every charging item when the ledger cannot be read (nothing is sent). */
@@ -425,7 +429,11 @@ export class RunBudget {
 		return this.answerTools(refused);
 	}
 
-	/** While the node waits: a canvas run whose steps reserved since the last look is looked at. */
+	/**
+	 * While the node waits: a canvas run whose steps reserved since the last look is looked at. A
+	 * step's reservation not in the entries walked is either booked since the last read, or closed
+	 * and folded into the ledger's summary (ledgerRead.ts): only a step still running is looked for.
+	 */
 	readonly onLook = async (): Promise<void> => {
 		const fresh = this.items.some((item) =>
 			item.started.some(
@@ -434,9 +442,12 @@ export class RunBudget {
 					!s.pending.error &&
 					!s.pending.result &&
 					isStepwise(s.pending.record) &&
-					claimGens(s.pending.record).some((gen) => {
+					((s.pending.record.nodes as IDataObject[]) ?? []).some((step) => {
+						const gen = step?.generationId;
+						if (typeof gen !== 'string' || !gen) return false;
 						const claim = this.walk.byGen.get(gen);
-						return !claim || !this.decided.has(`${claim.entry}`);
+						if (claim) return !this.decided.has(`${claim.entry}`);
+						return !STEP_ENDED.has(String(step.status));
 					}),
 			),
 		);
