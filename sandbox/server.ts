@@ -106,8 +106,14 @@ async function handle(
 		});
 	};
 
+	const gate = path.startsWith(API_PREFIX)
+		? await app.requestLog.gate?.({ method, path, headers: req.headers })
+		: undefined;
 	let reply: Reply;
-	const fail = app.faults.take('fail', method, path);
+	const fail =
+		gate === 'refuse'
+			? ({ status: 503, afterWork: false, message: 'Refused by the test gate' } as Fault)
+			: app.faults.take('fail', method, path);
 	if (fail && !fail.afterWork) {
 		drain(req);
 		reply = injectedReply(fail, requestId, fields);
@@ -124,6 +130,7 @@ async function handle(
 		if (fail) reply = injectedReply(fail, requestId, fields);
 	}
 	reply.headers = { ...fields.headers, ...reply.headers, 'x-request-id': requestId };
+	if (typeof gate === 'function') gate(reply.status, reply.json);
 
 	if (app.faults.take('drop', method, path)) {
 		reply.stream?.destroy();

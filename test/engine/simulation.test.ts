@@ -21,3 +21,17 @@ test(`${CASES} generated cases (seed ${SEED}): no invariant broken`, async () =>
 	expect(report.failure).toBeUndefined();
 	expect(report.cases).toBe(CASES);
 }, 600_000);
+
+/** Concurrent cases per `npm test` (test/sim/concurrent.ts): about 10 s each here. */
+const CONCURRENT_CASES = 4;
+const CONCURRENT_SEED = 3637;
+
+test(`${CONCURRENT_CASES} concurrent cases, interleavings drawn by fast-check's scheduler (seed ${CONCURRENT_SEED}): no invariant broken`, async () => {
+	const report = await simulate(sb, creds(), {
+		seed: CONCURRENT_SEED,
+		runs: CONCURRENT_CASES,
+		concurrent: true,
+	});
+	expect(report.failure).toBeUndefined();
+	expect(report.cases).toBe(CONCURRENT_CASES);
+}, 600_000);
