@@ -42,10 +42,11 @@ import type { CaseResult, Records } from './run';
 import {
 	CREATE_PATH,
 	count,
+	hintsOf,
 	knownLimit,
-	lastOut,
 	madeJobs,
 	outputOf,
+	outputsOf,
 	settle,
 	workflowsOf,
 } from './run';
@@ -227,18 +228,6 @@ interface Logical {
 	hints: string;
 }
 
-const outputsOf = (c: ConcurrentScenario, runData: Record<string, ITaskData[]>) =>
-	c.shape === 'subTwice'
-		? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
-		: [lastOut(runData, 'Slow')];
-
-const hintsOf = (runData: Record<string, ITaskData[]>) =>
-	Object.values(runData)
-		.flat()
-		.flatMap((t) => t.hints ?? [])
-		.map((h) => h.message)
-		.join(' ');
-
 function logicalOf(
 	c: ConcurrentScenario,
 	name: string,
@@ -251,7 +240,7 @@ function logicalOf(
 		name,
 		actors,
 		rows,
-		outputs: error ? undefined : outputsOf(c, r.runData),
+		outputs: error ? undefined : outputsOf(c.shape, r.runData),
 		error,
 		hints: hintsOf(r.runData),
 	};
@@ -446,7 +435,11 @@ export async function runConcurrentCase(
 		// 3. every job the run was charged for reaches its output or is named
 		const displaced = known.length > 0;
 		for (const m of all)
-			if (l.actors.includes(maker.get(m.id) ?? '') && !delivered.has(m.id) && !l.hints.includes(m.id))
+			if (
+				l.actors.includes(maker.get(m.id) ?? '') &&
+				!delivered.has(m.id) &&
+				!l.hints.includes(m.id)
+			)
 				(displaced ? known : violations).push(
 					`3: job ${m.id} (row ${m.row}) of ${l.name} reached no item and is named nowhere`,
 				);

@@ -245,6 +245,20 @@ export const count = (list: string[], row: string) => list.filter((r) => r === r
 export const lastOut = (runData: Record<string, ITaskData[]>, node: string): IDataObject[] =>
 	((runData[node] ?? []).at(-1)?.data?.main?.[0] ?? []).map((i) => i.json as IDataObject);
 
+/** What the workflow output: the node after MediaGen's, or each call's of a sub-workflow called twice. */
+export const outputsOf = (shape: Scenario['shape'], runData: Record<string, ITaskData[]>) =>
+	shape === 'subTwice'
+		? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
+		: [lastOut(runData, 'Slow')];
+
+/** Every hint's message of a run, in one text (where lost jobs are named). */
+export const hintsOf = (runData: Record<string, ITaskData[]>) =>
+	Object.values(runData)
+		.flat()
+		.flatMap((t) => t.hints ?? [])
+		.map((h) => h.message)
+		.join(' ');
+
 /** Waits until the sandbox's jobs have settled (generations completed or failed). */
 export async function settle(api: Api): Promise<void> {
 	for (let i = 0; i < 200; i++) {
@@ -331,11 +345,7 @@ export async function runCase(
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
 	const runData = r.run.data.resultData.runData;
 	const error = r.error ? `${r.error.message} ${r.error.description ?? ''}` : '';
-	const hints = Object.values(runData)
-		.flat()
-		.flatMap((t) => t.hints ?? [])
-		.map((h) => h.message)
-		.join(' ');
+	const hints = hintsOf(runData);
 
 	// 1. no request charged more often than rows asked for it (per call)
 	for (const row of new Set(made.map((m) => m.row))) {
@@ -350,10 +360,7 @@ export async function runCase(
 	if (r.error && !/Cannot tell/.test(r.error.message))
 		violations.push(`5: the Retry failed otherwise: ${error.slice(0, 300)}`);
 	if (!r.error) {
-		const outputs =
-			s.shape === 'subTwice'
-				? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
-				: [lastOut(runData, 'Slow')];
+		const outputs = outputsOf(s.shape, runData);
 		const delivered = new Set<string>();
 		for (const out of outputs) {
 			const got = out.map((o) => outputOf(s, o, records));
