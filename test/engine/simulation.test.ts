@@ -4,7 +4,10 @@
  * recovery and Retry with what changed meanwhile (test/sim/: scenario.ts draws, run.ts runs and
  * checks the invariants, simulate.ts shrinks a failure). A failure prints the seed, fast-check's
  * path and the shrunk case; `npm run simulate -- --seed S --path P` replays it.
- * `npm run simulate -- --runs N` (or `--minutes M`) is the long soak.
+ * `npm run simulate -- --runs N` (or `--minutes M`) is the long soak. The second test runs the
+ * concurrent cases (test/sim/concurrent.ts: executions on one key and the same records at once,
+ * the order of their requests and n8n's kill drawn by fast-check's scheduler;
+ * `npm run simulate -- --concurrent`).
  */
 import { simulate } from '../sim/simulate';
 import { fastJobs, useSandbox } from './setup';

@@ -13,9 +13,10 @@
  *   n8nHost's `requestHeaders`) and waits at the sandbox's gate (`control.gateRequests`) on
  *   `scheduler.schedule(…)`; the driver lets one go at a time, when every live execution waits on
  *   one (or nothing has moved for a moment: an execution between requests), so that which goes
- *   first is the scheduler's draw, and fast-check shrinks it. The kill and the start of each
- *   other execution are scheduled tasks too. A request of the killed process that arrives after
- *   the kill is refused without work (it was never sent).
+ *   first is the scheduler's draw, and fast-check shrinks it. The kill (from a drawn create of
+ *   `x` on, or from its node after MediaGen) and the start of each other execution are scheduled
+ *   tasks too. A request of the killed process that arrives after the kill is refused without
+ *   work (it was never sent).
  * - The invariants of ./run.ts are checked per logical run (the crashed execution with its Retry,
  *   each other execution), with who made each job known from the marks: (1) no request charged
  *   more often than that run's rows asked, nor more often than all runs together asked; (2) each
@@ -71,6 +72,12 @@ export interface ConcurrentScenario {
 	others: OtherExecution[];
 	/** n8n's Retry starts as soon as n8n is back, while the others may still run (else after). */
 	retryWhile: boolean;
+	/**
+	 * From when n8n's kill may land (the scheduler draws when, from then on): once `x` sent its
+	 * create number `killFrom + 1` (of all its calls), or, from `rows × calls` on, once `x`'s node
+	 * after MediaGen started.
+	 */
+	killFrom: number;
 }
 
 const letter = fc.constantFrom(...LETTERS);
@@ -87,6 +94,7 @@ export const concurrentScenario: fc.Arbitrary<ConcurrentScenario> = fc.record({
 		maxLength: 2,
 	}),
 	retryWhile: fc.boolean(),
+	killFrom: fc.nat(6),
 });
 
 /** The header that marks which execution sent a request. */
@@ -135,10 +143,10 @@ class Traffic {
 	moved = Date.now();
 	/** Called on an execution's first request (starts what waits for it). */
 	onFirst?: (actor: string) => void;
-	/** Called on an execution's first create request. */
-	onFirstCreate?: (actor: string) => void;
+	/** Called on each create request of an execution, with its count. */
+	onCreate?: (actor: string, n: number) => void;
 	private readonly seen = new Set<string>();
-	private readonly created = new Set<string>();
+	private readonly creates = new Map<string, number>();
 
 	/** Every live execution waits on a request at the gate. */
 	allWaiting(): boolean {
@@ -156,9 +164,9 @@ class Traffic {
 				this.seen.add(actor);
 				this.onFirst?.(actor);
 			}
-			if (create && !this.created.has(actor)) {
-				this.created.add(actor);
-				this.onFirstCreate?.(actor);
+			if (create) {
+				this.creates.set(actor, (this.creates.get(actor) ?? 0) + 1);
+				this.onCreate?.(actor, this.creates.get(actor) ?? 0);
 			}
 			this.waiting.set(actor, (this.waiting.get(actor) ?? 0) + 1);
 			try {
@@ -271,16 +279,23 @@ export async function runConcurrentCase(
 	let crashed: CrashedExecution | undefined;
 	const results: Record<string, RunResult> = {};
 	try {
-		// the kill, drawn once the crashed execution sends its first create
+		// the kill: from `killFrom` on, when the scheduler draws it
 		let killNow = () => {};
 		const killed = new Promise<void>((resolve) => (killNow = resolve));
-		traffic.onFirstCreate = (actor) => {
-			if (actor === 'x')
-				void s.schedule(Promise.resolve(), 'kill n8n (x)').then(() => {
-					traffic.dead.add('x');
-					traffic.live.delete('x');
-					killNow();
-				});
+		let armed = false;
+		const arm = () => {
+			if (armed) return;
+			armed = true;
+			void s.schedule(Promise.resolve(), 'kill n8n (x)').then(() => {
+				traffic.dead.add('x');
+				traffic.live.delete('x');
+				killNow();
+			});
+		};
+		const creates = c.rows.length * calls(c.shape);
+		const from = c.killFrom % (creates + 1);
+		traffic.onCreate = (actor, n) => {
+			if (actor === 'x' && n === from + 1) arm();
 		};
 		// the others start when the scheduler says, once the crashed execution has begun
 		const othersDone = new Promise<void>((resolveAll) => {
@@ -317,6 +332,9 @@ export async function runConcurrentCase(
 			workflows: mine.workflows,
 			requestHeaders: { [ACTOR]: 'x' },
 			timeoutMs: 240_000,
+			onNodeEvent: (m) => {
+				if (m.eventName === 'n8n.node.started' && m.payload.nodeName === 'Slow') arm();
+			},
 		});
 		const whole = (async () => {
 			crashed = await victim;
