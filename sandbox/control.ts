@@ -6,7 +6,7 @@ import type { App } from './app';
 import type { FaultInput, Fault } from './faults';
 import type { Notification, SentDelivery } from './hooks';
 import { createAsset } from './library';
-import type { RequestEvent, RequestLogEntry } from './requestLog';
+import type { RequestEvent, RequestGate, RequestLogEntry } from './requestLog';
 import { clock } from './clock';
 import { KEYS, type LedgerEntry, type SandboxConfig } from './state';
 import type { HoldState } from './timers';
@@ -91,6 +91,12 @@ export interface SandboxControl {
 	 * In-process only; `reset()` does not remove watchers.
 	 */
 	watchRequests(fn: (e: RequestEvent) => void): () => void;
+	/**
+	 * Puts `gate` in front of every `/v1` request from now on (see RequestGate: a test decides
+	 * when each request is handled, e.g. in an order fast-check's scheduler draws); returns the
+	 * removal. In-process only; `reset()` does not remove it.
+	 */
+	gateRequests(gate: RequestGate): () => void;
 	/** Every webhook HTTP request the sandbox sent (one entry per attempt). */
 	deliveries(): SentDelivery[];
 	clearDeliveries(): void;
@@ -151,6 +157,12 @@ export function makeControl(app: App): SandboxControl {
 		requests: (filter) => app.requestLog.list(filter),
 		clearRequests: () => app.requestLog.clear(),
 		watchRequests: (fn) => app.requestLog.watch(fn),
+		gateRequests: (gate) => {
+			app.requestLog.gate = gate;
+			return () => {
+				if (app.requestLog.gate === gate) app.requestLog.gate = undefined;
+			};
+		},
 		deliveries: () => [...app.hooks.sent],
 		clearDeliveries: () => {
 			app.hooks.sent.length = 0;

@@ -92,6 +92,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 export type { SandboxControl } from './control';
 export type { SandboxConfig } from './state';
 export type { FaultInput, Fault } from './faults';
-export type { RequestEvent, RequestLogEntry } from './requestLog';
+export type { GatedRequest, RequestEvent, RequestGate, RequestLogEntry } from './requestLog';
 export type { SentDelivery } from './hooks';
 export { patternByte, PATTERN_MODULUS } from './media';

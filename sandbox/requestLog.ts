@@ -30,7 +30,26 @@ export type RequestEvent =
 	| { type: 'answered'; entry: RequestLogEntry }
 	| { type: 'held'; method: string; path: string; idempotencyKey: string | null; status: number };
 
+/** A request as a gate sees it (see RequestGate). */
+export interface GatedRequest {
+	method: string;
+	path: string;
+	headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * A test's gate in front of every `/v1` request (before faults, authentication and the work):
+ * the request waits until the promise settles. It resolves to `'refuse'` (the request is answered
+ * 503 without any work: a request of a process already dead), or to a function that hears the
+ * answer's status and JSON once the work is done, or to nothing. In-process only.
+ */
+export type RequestGate = (
+	r: GatedRequest,
+) => Promise<'refuse' | ((status: number, json: unknown) => void) | void>;
+
 export class RequestLog {
+	/** The gate every `/v1` request waits on (setGate), if any. */
+	gate?: RequestGate;
 	private entries: RequestLogEntry[] = [];
 	private seq = 0;
 	private open = 0;

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { App } from './app';
 import type { Fault } from './faults';
+import type { GatedRequest } from './requestLog';
 import {
 	ApiError,
 	drain,
@@ -106,8 +107,15 @@ async function handle(
 		});
 	};
 
+	const gate =
+		app.requestLog.gate && path.startsWith(API_PREFIX)
+			? await gated(app, req, { method, path, headers: req.headers })
+			: undefined;
 	let reply: Reply;
-	const fail = app.faults.take('fail', method, path);
+	const fail =
+		gate === 'refuse'
+			? ({ status: 503, afterWork: false, message: 'Refused by the test gate' } as Fault)
+			: app.faults.take('fail', method, path);
 	if (fail && !fail.afterWork) {
 		drain(req);
 		reply = injectedReply(fail, requestId, fields);
@@ -124,6 +132,7 @@ async function handle(
 		if (fail) reply = injectedReply(fail, requestId, fields);
 	}
 	reply.headers = { ...fields.headers, ...reply.headers, 'x-request-id': requestId };
+	if (typeof gate === 'function') gate(reply.status, reply.json);
 
 	if (app.faults.take('drop', method, path)) {
 		reply.stream?.destroy();
@@ -139,6 +148,22 @@ async function handle(
 	}
 	res.on('close', () => log(reply.status, false));
 	writeReply(res, reply, method);
+}
+
+/**
+ * Waits on the test's gate (RequestLog.gate) with the request's body read first: a request whose
+ * client died while it waited (a killed n8n) is handled whole, as a server that had received it.
+ */
+async function gated(app: App, req: IncomingMessage, r: GatedRequest) {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	const body = Buffer.concat(chunks);
+	Object.defineProperty(req, Symbol.asyncIterator, {
+		value: async function* () {
+			if (body.length) yield body;
+		},
+	});
+	return await app.requestLog.gate?.(r);
 }
 
 /** The answer of a `fail` fault: its status and code (Retry-After: 1 with a 429). */

@@ -42,13 +42,15 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
  *   regular expression searched in the request path, e.g. "/generations$") and `method`;
  * - `held`: when a request matching `path`/`method` (after `skip` matching ones) has done its
  *   work at the sandbox and its answer is held back (a delay fault): a create made, unanswered;
- * - `afterMs`: that long after the child process started.
+ * - `afterMs`: that long after the child process started;
+ * - `when`: when the promise resolves (a test's own moment, e.g. one fast-check's scheduler draws).
  */
 export type KillPoint =
 	| { nodeStarted: string; run?: number; afterMs?: number }
 	| { answered: number; path: string; method?: string }
 	| { held: { path: string; method?: string; skip?: number } }
-	| { afterMs: number };
+	| { afterMs: number }
+	| { when: Promise<unknown> };
 
 export interface CrashOptions extends RunOptions {
 	/** The sandbox the nodes talk to (its request log and faults place `answered`/`held` kills). */
@@ -61,6 +63,11 @@ export interface CrashOptions extends RunOptions {
 	 * its clock at the Retry (an NTP step after a restart, the Retry run by another main).
 	 */
 	clockOffsetMs?: number;
+	/**
+	 * The execution may end before the kill point: then nothing is killed and the result says
+	 * `ended` (its run as saved in `saved`), instead of a rejection.
+	 */
+	mayEnd?: boolean;
 }
 
 /** What is left of a killed n8n process. */
@@ -72,8 +79,10 @@ export interface CrashedExecution {
 	saved: SavedExecutions;
 	/** n8n's event log: the node messages of the execution and of its sub-executions. */
 	events: NodeEventMessage[];
-	/** When the process got SIGKILL (ms). */
+	/** When the process got SIGKILL (ms); 0 when it ended first (`mayEnd`). */
 	killedAt: number;
+	/** With `mayEnd`: the execution's status when it ended before the kill point. */
+	ended?: string;
 }
 
 /**
@@ -99,6 +108,7 @@ export async function crashExecution(
 		polling: { ...POLLING },
 		retry: { ...RETRY },
 		clockOffsetMs: options.clockOffsetMs,
+		requestHeaders: options.requestHeaders,
 	};
 	const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
 		cwd: REPO_ROOT,
@@ -111,7 +121,13 @@ export async function crashExecution(
 	const events: NodeEventMessage[] = [];
 	const killer = armKill(child, options, events);
 	let outcome: string | undefined;
+	let ended: string | undefined;
 	child.on('message', (m: WorkerMessage) => {
+		if (m.type === 'done' && options.mayEnd && !killer.killedAt) {
+			ended = m.status;
+			child.kill('SIGKILL');
+			return;
+		}
 		if (m.type === 'save') saved.apply(m.entry);
 		else if (m.type === 'event') {
 			events.push(m.message);
@@ -124,6 +140,7 @@ export async function crashExecution(
 	child.send(task);
 	await closed;
 	killer.disarm();
+	if (ended) return { executionId, workflowData, saved, events, killedAt: 0, ended };
 	if (outcome) throw new Error(`The execution ${outcome} before the kill point\n${output}`);
 	if (killer.timedOut) throw new Error(`The kill point did not come in time\n${output}`);
 	return { executionId, workflowData, saved, events, killedAt: killer.killedAt };
@@ -133,7 +150,7 @@ export async function crashExecution(
 function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMessage[]) {
 	const at = options.killAt;
 	const timers: NodeJS.Timeout[] = [];
-	const state = { killedAt: 0, timedOut: false };
+	const state = { killedAt: 0, timedOut: false, disarmed: false };
 	const kill = () => {
 		if (state.killedAt) return;
 		state.killedAt = Date.now();
@@ -176,6 +193,10 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 		unwatch = control.watchRequests((e) => {
 			if (e.type === 'held' && matches(e.method, e.path, at.held)) kill();
 		});
+	} else if ('when' in at) {
+		void at.when.then(() => {
+			if (!state.disarmed) kill();
+		});
 	} else if (!('nodeStarted' in at)) later(at.afterMs, kill);
 	return {
 		kill,
@@ -196,6 +217,7 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 			else kill();
 		},
 		disarm: () => {
+			state.disarmed = true;
 			for (const t of timers) clearTimeout(t);
 			unwatch();
 			if (faultId !== undefined) control.removeFault(faultId);

@@ -31,6 +31,7 @@ export interface CrashTask {
 	retry: Partial<typeof RETRY>;
 	/** This n8n process's clock against the real one (ms): n8n's clock stepped before a restart. */
 	clockOffsetMs?: number;
+	requestHeaders?: Record<string, string>;
 }
 
 /** Shifts this process's clock (Date.now and `new Date()`) by `offset` ms. */
@@ -75,6 +76,7 @@ async function run(task: CrashTask): Promise<void> {
 			saved,
 			n8nMajor: task.n8nMajor,
 			workflows: task.workflows,
+			requestHeaders: task.requestHeaders,
 			onNodeEvent: (message) => send({ type: 'event', message }),
 		},
 		task.start,

@@ -62,6 +62,11 @@ export interface HostOptions {
 	onNodeEvent?: (message: NodeEventMessage) => void;
 	/** The instance's other workflows, for Execute Workflow (by id). */
 	workflows?: IWorkflowBase[];
+	/**
+	 * Headers the nodes' authenticated requests carry (test/sim's mark of which execution sent a
+	 * request; sub-executions carry their caller's).
+	 */
+	requestHeaders?: Record<string, string>;
 }
 
 /** How an execution starts: a new one from its start node, or from saved data (a retry). */
@@ -162,6 +167,7 @@ export function startExecution(
 			executionId,
 			hooks,
 			options.saved,
+			options.requestHeaders,
 		);
 		additionalData.executeWorkflow = subWorkflowRunner(options);
 		const running = new WorkflowExecute(additionalData, start.mode, data).processRunExecutionData(

@@ -64,7 +64,11 @@ export class NodeTypes implements INodeTypes {
 const CREDENTIAL_TYPES: Record<string, ICredentialType> = { mediaGenApi: new MediaGenApi() };
 
 class CredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+	constructor(
+		private readonly data: Record<string, ICredentialDataDecryptedObject>,
+		/** Headers added to every authenticated request (a test's mark of the execution). */
+		private readonly headers: Record<string, string> = {},
+	) {
 		super();
 	}
 
@@ -80,7 +84,10 @@ class CredentialsHelper extends ICredentialsHelper {
 		// as n8n does for a credential whose authenticate is a function (MediaGen API's is)
 		const auth = CREDENTIAL_TYPES[typeName]?.authenticate;
 		if (typeof auth !== 'function') throw new Error(`No authenticate function for ${typeName}`);
-		return await auth(credentials, requestOptions);
+		const done = await auth(credentials, requestOptions);
+		return Object.keys(this.headers).length
+			? { ...done, headers: { ...done.headers, ...this.headers } }
+			: done;
 	}
 
 	async preAuthentication() {
@@ -124,10 +131,11 @@ export function createAdditionalData(
 	executionId: string,
 	hooks?: ExecutionLifecycleHooks,
 	saved?: SavedExecutions,
+	requestHeaders?: Record<string, string>,
 ): IWorkflowExecuteAdditionalData {
 	return {
 		hooks,
-		credentialsHelper: new CredentialsHelper(credentials),
+		credentialsHelper: new CredentialsHelper(credentials, requestHeaders),
 		executionId,
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://localhost:5678/rest',

@@ -4,7 +4,10 @@
  * recovery and Retry with what changed meanwhile (test/sim/: scenario.ts draws, run.ts runs and
  * checks the invariants, simulate.ts shrinks a failure). A failure prints the seed, fast-check's
  * path and the shrunk case; `npm run simulate -- --seed S --path P` replays it.
- * `npm run simulate -- --runs N` (or `--minutes M`) is the long soak.
+ * `npm run simulate -- --runs N` (or `--minutes M`) is the long soak. The second test runs the
+ * concurrent cases (test/sim/concurrent.ts: executions on one key and the same records at once,
+ * the order of their requests and n8n's kill drawn by fast-check's scheduler;
+ * `npm run simulate -- --concurrent`).
  */
 import { simulate } from '../sim/simulate';
 import { fastJobs, useSandbox } from './setup';
@@ -20,4 +23,18 @@ test(`${CASES} generated cases (seed ${SEED}): no invariant broken`, async () =>
 	const report = await simulate(sb, creds(), { seed: SEED, runs: CASES });
 	expect(report.failure).toBeUndefined();
 	expect(report.cases).toBe(CASES);
+}, 600_000);
+
+/** Concurrent cases per `npm test` (test/sim/concurrent.ts): 10–30 s each here, by the load. */
+const CONCURRENT_CASES = 3;
+const CONCURRENT_SEED = 3637;
+
+test(`${CONCURRENT_CASES} concurrent cases, interleavings drawn by fast-check's scheduler (seed ${CONCURRENT_SEED}): no invariant broken`, async () => {
+	const report = await simulate(sb, creds(), {
+		seed: CONCURRENT_SEED,
+		runs: CONCURRENT_CASES,
+		concurrent: true,
+	});
+	expect(report.failure).toBeUndefined();
+	expect(report.cases).toBe(CONCURRENT_CASES);
 }, 600_000);

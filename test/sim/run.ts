@@ -41,18 +41,18 @@ const mediaGenNode = nodeFactory(ACTION_NODES.mediaGen);
 const editorNode = nodeFactory(ACTION_NODES.mediaGenEditor);
 
 /** A dub language per letter. */
-const LANGUAGE: Record<string, string> = { A: 'es', B: 'fr', C: 'de', D: 'it' };
+export const LANGUAGE: Record<string, string> = { A: 'es', B: 'fr', C: 'de', D: 'it' };
 
 /** What the case's records are: one edit for dubs, one edit per letter for captions. */
-interface Records {
+export interface Records {
 	dubEdit?: string;
 	captionEdits: Record<string, string>;
 }
 
-type Api = ReturnType<typeof client>;
+export type Api = ReturnType<typeof client>;
 
 /** The MediaGen node of the case's kind; each row's item holds `row` (and `edit`). */
-function jobNode(s: Scenario, records: Records): TestNode {
+export function jobNode(s: Scenario, records: Records): TestNode {
 	if (s.kind === 'generation')
 		return mediaGenNode('MediaGen', generationCreate({}, 300, '={{ "row " + $json.row }}'), {
 			typeVersion: 2,
@@ -84,7 +84,7 @@ const itemOf = (row: string, records: Records): IDataObject => ({
 const SUB_ID = 'wf-sim-sub';
 
 /** The parent workflow and the sub-workflows of the case, with the rows given. */
-function workflowsOf(s: Scenario, rows: string[], records: Records) {
+export function workflowsOf(s: Scenario, rows: string[], records: Records) {
 	const list = items(
 		'Rows',
 		rows.map((r) => itemOf(r, records)),
@@ -132,16 +132,16 @@ function workflowsOf(s: Scenario, rows: string[], records: Records) {
 }
 
 /** Where a create or charged call goes, for the kill point and the counts. */
-const CREATE_PATH = { generation: '/generations$', dub: '/dub$', captions: '/captions$' };
+export const CREATE_PATH = { generation: '/generations$', dub: '/dub$', captions: '/captions$' };
 
 /** A job the sandbox made, with the request (letter) it was made for. */
-interface Made {
+export interface Made {
 	id: string;
 	row: string;
 }
 
 /** The jobs (or, for captions, the AI tasks) at the sandbox, by the request each answers. */
-async function madeJobs(s: Scenario, api: Api, records: Records): Promise<Made[]> {
+export async function madeJobs(s: Scenario, api: Api, records: Records): Promise<Made[]> {
 	if (s.kind === 'captions') {
 		const made: Made[] = [];
 		for (const [row, edit] of Object.entries(records.captionEdits)) {
@@ -163,7 +163,7 @@ async function madeJobs(s: Scenario, api: Api, records: Records): Promise<Made[]
 }
 
 /** The request (letter) an output item carries the job of, and that job's id. */
-function outputOf(s: Scenario, json: IDataObject, records: Records): Made {
+export function outputOf(s: Scenario, json: IDataObject, records: Records): Made {
 	if (s.kind === 'captions') {
 		const row = Object.entries(records.captionEdits).find(([, e]) => e === json.id)?.[0];
 		return { id: String(json.id), row: row ?? '?' };
@@ -240,13 +240,27 @@ async function failedRun(
 	return { executionId };
 }
 
-const count = (list: string[], row: string) => list.filter((r) => r === row).length;
+export const count = (list: string[], row: string) => list.filter((r) => r === row).length;
 
-const lastOut = (runData: Record<string, ITaskData[]>, node: string): IDataObject[] =>
+export const lastOut = (runData: Record<string, ITaskData[]>, node: string): IDataObject[] =>
 	((runData[node] ?? []).at(-1)?.data?.main?.[0] ?? []).map((i) => i.json as IDataObject);
 
+/** What the workflow output: the node after MediaGen's, or each call's of a sub-workflow called twice. */
+export const outputsOf = (shape: Scenario['shape'], runData: Record<string, ITaskData[]>) =>
+	shape === 'subTwice'
+		? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
+		: [lastOut(runData, 'Slow')];
+
+/** Every hint's message of a run, in one text (where lost jobs are named). */
+export const hintsOf = (runData: Record<string, ITaskData[]>) =>
+	Object.values(runData)
+		.flat()
+		.flatMap((t) => t.hints ?? [])
+		.map((h) => h.message)
+		.join(' ');
+
 /** Waits until the sandbox's jobs have settled (generations completed or failed). */
-async function settle(api: Api): Promise<void> {
+export async function settle(api: Api): Promise<void> {
 	for (let i = 0; i < 200; i++) {
 		const all = (await api('GET', '/generations?status=active&limit=100')).body
 			.data as IDataObject[];
@@ -331,11 +345,7 @@ export async function runCase(
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
 	const runData = r.run.data.resultData.runData;
 	const error = r.error ? `${r.error.message} ${r.error.description ?? ''}` : '';
-	const hints = Object.values(runData)
-		.flat()
-		.flatMap((t) => t.hints ?? [])
-		.map((h) => h.message)
-		.join(' ');
+	const hints = hintsOf(runData);
 
 	// 1. no request charged more often than rows asked for it (per call)
 	for (const row of new Set(made.map((m) => m.row))) {
@@ -350,10 +360,7 @@ export async function runCase(
 	if (r.error && !/Cannot tell/.test(r.error.message))
 		violations.push(`5: the Retry failed otherwise: ${error.slice(0, 300)}`);
 	if (!r.error) {
-		const outputs =
-			s.shape === 'subTwice'
-				? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
-				: [lastOut(runData, 'Slow')];
+		const outputs = outputsOf(s.shape, runData);
 		const delivered = new Set<string>();
 		for (const out of outputs) {
 			const got = out.map((o) => outputOf(s, o, records));
