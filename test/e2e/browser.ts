@@ -14,42 +14,13 @@ import { e2eEnabled, REPO_ROOT } from './n8n';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/* playwright-core's API, as much of it as the suites use (it is loaded at run time) */
-export interface PwConsoleMessage {
-	type(): string;
-	text(): string;
-}
-export interface PwLocator {
-	first(): PwLocator;
-	locator(selector: string): PwLocator;
-	waitFor(o: { state: 'visible'; timeout: number }): Promise<void>;
-	innerText(): Promise<string>;
-	allInnerTexts(): Promise<string[]>;
-	evaluate<R>(fn: (el: unknown) => R): Promise<R>;
-	screenshot(o: { path: string }): Promise<unknown>;
-}
-export interface PwPage {
-	on(event: 'console', fn: (m: PwConsoleMessage) => void): void;
-	on(event: 'pageerror', fn: (e: Error) => void): void;
-	goto(url: string, o?: { waitUntil?: string; timeout?: number }): Promise<unknown>;
-	locator(selector: string): PwLocator;
-	screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
-	waitForTimeout(ms: number): Promise<void>;
-	close(): Promise<void>;
-}
-export interface PwContext {
-	addCookies(c: Array<{ name: string; value: string; url: string }>): Promise<void>;
-	newPage(): Promise<PwPage>;
-}
-export interface PwBrowser {
-	newContext(o: { viewport: { width: number; height: number } }): Promise<PwContext>;
-	close(): Promise<void>;
-}
-interface PlaywrightCore {
-	chromium: {
-		launch(o: { executablePath: string; headless: boolean; args: string[] }): Promise<PwBrowser>;
-	};
-}
+/* playwright-core's API (its types; the module itself is loaded at run time) */
+export type PwConsoleMessage = import('playwright-core').ConsoleMessage;
+export type PwLocator = import('playwright-core').Locator;
+export type PwPage = import('playwright-core').Page;
+export type PwContext = import('playwright-core').BrowserContext;
+export type PwBrowser = import('playwright-core').Browser;
+type PlaywrightCore = typeof import('playwright-core');
 
 function loadPlaywright(): PlaywrightCore | undefined {
 	for (const id of [process.env.PLAYWRIGHT_CORE_DIR, 'playwright-core']) {

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { PACKAGE_NAME, SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
-import type { PwBrowser } from './browser';
+import type { PwBrowser, PwPage } from './browser';
 import {
 	describeWithBrowser,
 	launchChromium,
@@ -28,7 +28,7 @@ import {
 	SCREENSHOTS_DIR,
 } from './browser';
 import type { N8nInstance, N8nOwner, N8nWorkflow } from './n8n';
-import { hasBuiltPackage, importWorkflows, setupOwner, startN8n } from './n8n';
+import { hasBuiltPackage, importWorkflows, restOf, setupOwner, startN8n } from './n8n';
 import { MIN } from './workflows';
 
 const describeEditor = describeWithBrowser('editor');
@@ -266,5 +266,92 @@ describeEditor('the n8n editor loads every node of the package (headless Chromiu
 			expect(problems).toEqual([]);
 		},
 		20 * MIN,
+	);
+	test(
+		"each event n8n's node panel offers for MediaGen Trigger makes a trigger subscribed to that event",
+		async () => {
+			const trigger = `${PACKAGE_NAME}.mediaGenTrigger`;
+			const version = Math.max(
+				...ctx.loaded
+					.filter((d) => d.name === trigger)
+					.flatMap((d) => (Array.isArray(d.version) ? d.version : [d.version])),
+			);
+			const options = (propertiesOf(ctx.loaded, trigger, version).find((p) => p.name === 'events')
+				?.options ?? []) as Array<{ name: string; value: string; action?: string }>;
+			const context = await ownerContext(browser, n8n, owner);
+			const rest = restOf(
+				() => n8n,
+				() => owner,
+			);
+			/** The node panel on a new workflow, at MediaGen's triggers; their names. */
+			const openTriggers = async (page: PwPage): Promise<string[]> => {
+				await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'load', timeout: 60_000 });
+				await page.getByTestId('canvas-add-button').click({ timeout: 60_000 });
+				await page.getByTestId('node-creator-search-bar').fill('MediaGen');
+				await page
+					.getByTestId('node-creator')
+					.getByTestId('item-iterator-item')
+					.filter({ has: page.getByText('MediaGen', { exact: true }) })
+					.first()
+					.click();
+				const items = page.getByTestId('node-creator').getByTestId('item-iterator-item');
+				await items
+					.filter({ hasText: /^On / })
+					.first()
+					.waitFor({ state: 'visible', timeout: 30_000 });
+				return (await items.allInnerTexts())
+					.map((t) => t.split('\n')[0].trim())
+					.filter((t) => t.startsWith('On '));
+			};
+			const probe = await context.newPage();
+			const offered = await openTriggers(probe);
+			await probe.close();
+			// every event the node describes is offered
+			expect(offered.length).toBe(options.length);
+			const key = (t: string) => t.toLowerCase().replace(/[^a-z]/g, '');
+			const results: Array<{ picked: string; shown: string; saved: unknown }> = [];
+			for (const picked of offered) {
+				const page = await context.newPage();
+				await openTriggers(page);
+				await page
+					.getByTestId('node-creator')
+					.getByTestId('item-iterator-item')
+					.filter({ hasText: picked })
+					.first()
+					.click();
+				const ndv = page.getByTestId('ndv').first();
+				await ndv.waitFor({ state: 'visible', timeout: 30_000 });
+				const events = ndv.locator('[data-test-id="parameter-input-events"]').first();
+				await events.waitFor({ state: 'visible', timeout: 30_000 });
+				const shown = (await events.innerText()).replace(/\s+/g, ' ').trim();
+				await page.keyboard.press('Escape');
+				await page.keyboard.press('Control+s');
+				await page.waitForURL(/\/workflow\/(?!new)[A-Za-z0-9]+/, { timeout: 30_000 });
+				const id = /\/workflow\/([A-Za-z0-9]+)/.exec(page.url())![1];
+				// the saved workflow (the save is asynchronous: read until it holds the trigger)
+				let node: { parameters: Record<string, unknown> } | undefined;
+				for (let i = 0; i < 100 && !node; i++) {
+					const wf = await rest<{
+						nodes: Array<{ type: string; parameters: Record<string, unknown> }>;
+					}>('GET', `/workflows/${id}`).catch(() => ({ nodes: [] }));
+					node = wf.nodes.find((n) => n.type === trigger);
+					if (!node) await page.waitForTimeout(100);
+				}
+				results.push({ picked, shown, saved: node?.parameters.events });
+				await page.close();
+			}
+			// eslint-disable-next-line no-console
+			console.log(`[e2e editor] node panel: ${JSON.stringify(results, null, 1)}`);
+			for (const r of results) {
+				const option = options
+					.filter((o) => key(r.picked).includes(key(o.action ?? o.name).replace(/^on/, '')))
+					.sort((a, b) => b.name.length - a.name.length)[0];
+				expect({ picked: r.picked, saved: r.saved }).toEqual({
+					picked: r.picked,
+					saved: [option?.value],
+				});
+			}
+		},
+		10 * MIN,
 	);
 });
