@@ -53,6 +53,8 @@ export function describeWithBrowser(label: string): jest.Describe {
 
 /** Headless Chromium. */
 export async function launchChromium(): Promise<PwBrowser> {
+	// n8n's editor marks its elements with data-test-id (Playwright's getByTestId: data-testid)
+	playwright!.selectors.setTestIdAttribute('data-test-id');
 	return await playwright!.chromium.launch({
 		executablePath: CHROMIUM,
 		headless: true,
@@ -93,6 +95,32 @@ export async function openNode(
 	const ndv = page.locator('[data-test-id="ndv"]').first();
 	await ndv.waitFor({ state: 'visible', timeout: 60_000 });
 	return { page, ndv };
+}
+
+/**
+ * Resolves once the page has had no request in flight for `quietMs` (the editor's list searches,
+ * credential checks and parameter lookups are requests to n8n), at most `timeoutMs`.
+ */
+export function networkQuiet(page: PwPage): (quietMs?: number, timeoutMs?: number) => Promise<void> {
+	let inFlight = 0;
+	let last = Date.now();
+	page.on('request', () => {
+		inFlight++;
+		last = Date.now();
+	});
+	const done = () => {
+		inFlight = Math.max(0, inFlight - 1);
+		last = Date.now();
+	};
+	page.on('requestfinished', done);
+	page.on('requestfailed', done);
+	return async (quietMs = 300, timeoutMs = 15_000) => {
+		const start = Date.now();
+		while (Date.now() - start < timeoutMs) {
+			if (inFlight === 0 && Date.now() - last >= quietMs) return;
+			await page.waitForTimeout(50);
+		}
+	};
 }
 
 /** Where screenshots go: MEDIAGEN_SCREENSHOTS (e.g. docs/screenshots), else .n8n-home/screenshots. */
