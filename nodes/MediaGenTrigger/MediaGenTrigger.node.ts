@@ -28,8 +28,9 @@ import { webhookSecretTest } from './slots';
 
 /**
  * Version 2 differs from 1 only in that n8n does not evaluate a version 1 webhook node's
- * "binaryData" expression per request; version 3 moves manual mode's secrets into a credential
- * (docs/trigger-internals.md, Versions).
+ * "binaryData" expression per request; version 3 moves manual mode's secrets into a credential;
+ * version 4 shows that credential by `hide` instead of `show`, so that n8n's editor no longer takes
+ * Registration for the node's authentication field (docs/trigger-internals.md, Versions).
  */
 const baseDescription: INodeTypeBaseDescription = {
 	displayName: 'MediaGen Trigger',
@@ -38,7 +39,7 @@ const baseDescription: INodeTypeBaseDescription = {
 	group: ['trigger'],
 	description:
 		'Starts the workflow when MediaGen sends an event: generations, canvas runs, exports, publications',
-	defaultVersion: 3,
+	defaultVersion: 4,
 };
 
 const apiCredential: INodeCredentialDescription = {
@@ -131,10 +132,39 @@ class MediaGenTriggerV3 extends MediaGenTriggerBehaviour implements INodeType {
 	};
 }
 
-/** MediaGen Trigger, versions 1 and 2 (one description) and 3 (the default). */
+/**
+ * Version 4: version 3's parameters, its Webhook Secret credential shown by `hide` (registration
+ * automatic) instead of `show` (registration manual). n8n's editor takes a parameter every one of
+ * whose values shows a credential for the node's authentication field (getMainAuthField); when it
+ * selects a credential for a new node, it writes that field back with the form's copy of the
+ * parameters, made before the node panel's action set Events ("On export failed" became Generation
+ * Completed). With `hide` there is no such field: Registration is an ordinary dropdown.
+ */
+class MediaGenTriggerV4 extends MediaGenTriggerBehaviour implements INodeType {
+	description: INodeTypeDescription = {
+		...versionDescription(4, propertiesV3),
+		icon: { light: 'file:../../icons/mediagen.svg', dark: 'file:../../icons/mediagen.dark.svg' },
+		group: ['trigger'],
+		subtitle: SUBTITLE,
+		credentials: [
+			apiCredential,
+			{
+				name: 'mediaGenWebhookSecretApi', // WEBHOOK_SECRET_CREDENTIAL
+				required: true,
+				testedBy: 'webhookSecretTest',
+				displayOptions: { hide: { registration: ['automatic'] } },
+			},
+		],
+	};
+}
+
+/** MediaGen Trigger, versions 1 and 2 (one description), 3 and 4 (the default). */
 export class MediaGenTrigger extends VersionedNodeType {
 	constructor() {
 		const v1 = new MediaGenTriggerV1();
-		super({ 1: v1, 2: v1, 3: new MediaGenTriggerV3() }, baseDescription);
+		super(
+			{ 1: v1, 2: v1, 3: new MediaGenTriggerV3(), 4: new MediaGenTriggerV4() },
+			baseDescription,
+		);
 	}
 }

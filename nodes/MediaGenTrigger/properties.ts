@@ -1,6 +1,7 @@
 /**
  * The trigger's parameters: versions 1 and 2 as released (manual mode's secret pasted into the
- * node) and version 3 (manual mode's secrets in a MediaGen Webhook Secret API credential).
+ * node) and versions 3 and 4 (manual mode's secrets in a MediaGen Webhook Secret API credential;
+ * version 4 differs only in how its credentials are shown: MediaGenTrigger.node.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
 
@@ -98,6 +99,14 @@ export const propertiesV1: INodeProperties[] = [
 	},
 	{
 		displayName:
+			'While n8n is down, MediaGen retries each event for about 11 hours. After a longer outage this trigger has MediaGen send the missed events again once n8n is back (of the events chosen here, made while the workflow was active). To see what failed: MediaGen → Webhook → Get Deliveries.',
+		name: 'outageNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { registration: ['automatic'] } },
+	},
+	{
+		displayName:
 			"In MediaGen's settings (Webhooks), create an endpoint with this node's Production URL, choose its events, and paste the signing secret it shows once below",
 		name: 'manualNotice',
 		type: 'notice',
@@ -113,6 +122,14 @@ export const propertiesV1: INodeProperties[] = [
 		default: '',
 		placeholder: 'whsec_...',
 		description: 'The secret MediaGen showed when the endpoint was created (starts with whsec_)',
+		displayOptions: { show: { registration: ['manual'] } },
+	},
+	{
+		displayName:
+			"While n8n is down, MediaGen retries each event for about 11 hours, then gives up on it (and disables the endpoint after 15 such events). To have those events sent again, run MediaGen → Webhook → Retry Failed Deliveries with this endpoint's ID from a Schedule Trigger (say, every hour).",
+		name: 'manualOutageNotice',
+		type: 'notice',
+		default: '',
 		displayOptions: { show: { registration: ['manual'] } },
 	},
 	{
@@ -170,7 +187,7 @@ export const propertiesV1: INodeProperties[] = [
 	},
 ];
 
-/** Version 3: manual mode's secrets come from the MediaGen Webhook Secret API credential. */
+/** Versions 3 and 4: manual mode's secrets come from the MediaGen Webhook Secret API credential. */
 export const propertiesV3: INodeProperties[] = propertiesV1.flatMap(
 	(property): INodeProperties[] => {
 		if (property.name === 'signingSecret') return [];

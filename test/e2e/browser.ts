@@ -14,42 +14,13 @@ import { e2eEnabled, REPO_ROOT } from './n8n';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/* playwright-core's API, as much of it as the suites use (it is loaded at run time) */
-export interface PwConsoleMessage {
-	type(): string;
-	text(): string;
-}
-export interface PwLocator {
-	first(): PwLocator;
-	locator(selector: string): PwLocator;
-	waitFor(o: { state: 'visible'; timeout: number }): Promise<void>;
-	innerText(): Promise<string>;
-	allInnerTexts(): Promise<string[]>;
-	evaluate<R>(fn: (el: unknown) => R): Promise<R>;
-	screenshot(o: { path: string }): Promise<unknown>;
-}
-export interface PwPage {
-	on(event: 'console', fn: (m: PwConsoleMessage) => void): void;
-	on(event: 'pageerror', fn: (e: Error) => void): void;
-	goto(url: string, o?: { waitUntil?: string; timeout?: number }): Promise<unknown>;
-	locator(selector: string): PwLocator;
-	screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
-	waitForTimeout(ms: number): Promise<void>;
-	close(): Promise<void>;
-}
-export interface PwContext {
-	addCookies(c: Array<{ name: string; value: string; url: string }>): Promise<void>;
-	newPage(): Promise<PwPage>;
-}
-export interface PwBrowser {
-	newContext(o: { viewport: { width: number; height: number } }): Promise<PwContext>;
-	close(): Promise<void>;
-}
-interface PlaywrightCore {
-	chromium: {
-		launch(o: { executablePath: string; headless: boolean; args: string[] }): Promise<PwBrowser>;
-	};
-}
+/* playwright-core's API (its types; the module itself is loaded at run time) */
+export type PwConsoleMessage = import('playwright-core').ConsoleMessage;
+export type PwLocator = import('playwright-core').Locator;
+export type PwPage = import('playwright-core').Page;
+export type PwContext = import('playwright-core').BrowserContext;
+export type PwBrowser = import('playwright-core').Browser;
+type PlaywrightCore = typeof import('playwright-core');
 
 function loadPlaywright(): PlaywrightCore | undefined {
 	for (const id of [process.env.PLAYWRIGHT_CORE_DIR, 'playwright-core']) {
@@ -82,6 +53,8 @@ export function describeWithBrowser(label: string): jest.Describe {
 
 /** Headless Chromium. */
 export async function launchChromium(): Promise<PwBrowser> {
+	// n8n's editor marks its elements with data-test-id (Playwright's getByTestId: data-testid)
+	playwright!.selectors.setTestIdAttribute('data-test-id');
 	return await playwright!.chromium.launch({
 		executablePath: CHROMIUM,
 		headless: true,
@@ -122,6 +95,32 @@ export async function openNode(
 	const ndv = page.locator('[data-test-id="ndv"]').first();
 	await ndv.waitFor({ state: 'visible', timeout: 60_000 });
 	return { page, ndv };
+}
+
+/**
+ * Resolves once the page has had no request in flight for `quietMs` (the editor's list searches,
+ * credential checks and parameter lookups are requests to n8n), at most `timeoutMs`.
+ */
+export function networkQuiet(page: PwPage): (quietMs?: number, timeoutMs?: number) => Promise<void> {
+	let inFlight = 0;
+	let last = Date.now();
+	page.on('request', () => {
+		inFlight++;
+		last = Date.now();
+	});
+	const done = () => {
+		inFlight = Math.max(0, inFlight - 1);
+		last = Date.now();
+	};
+	page.on('requestfinished', done);
+	page.on('requestfailed', done);
+	return async (quietMs = 300, timeoutMs = 15_000) => {
+		const start = Date.now();
+		while (Date.now() - start < timeoutMs) {
+			if (inFlight === 0 && Date.now() - last >= quietMs) return;
+			await page.waitForTimeout(50);
+		}
+	};
 }
 
 /** Where screenshots go: MEDIAGEN_SCREENSHOTS (e.g. docs/screenshots), else .n8n-home/screenshots. */

@@ -64,7 +64,14 @@ describe('description', () => {
 		// versions 1 and 2 keep their pasted secret parameter; version 3 (default) has none
 		expect(description.version).toEqual([1, 2]);
 		expect(v3.version).toBe(3);
-		expect(trigger.description.defaultVersion).toBe(3);
+		expect(trigger.description.defaultVersion).toBe(4);
+		// version 4: version 3's parameters; its secret credential shown by hide (below)
+		const v4 = trigger.getNodeType(4).description;
+		expect(v4.properties).toEqual(v3.properties);
+		expect(v4.credentials).toEqual([
+			api,
+			{ ...v3.credentials![1], displayOptions: { hide: { registration: ['automatic'] } } },
+		]);
 		expect(v3.webhooks).toEqual(description.webhooks);
 		const secret = description.properties.find((p) => p.name === 'signingSecret');
 		expect(secret).toMatchObject({
@@ -74,6 +81,60 @@ describe('description', () => {
 			typeOptions: { password: true },
 			displayOptions: { show: { registration: ['manual'] } },
 		});
+	});
+
+	test("n8n's editor sees no authentication field in version 4: the node panel's event is kept", () => {
+		// n8n's editor (editor-ui, utils/nodeTypesUtils.ts getMainAuthField and
+		// findAlternativeAuthField): a parameter the credentials' `show` depends on, every value of
+		// which shows a credential, is the node's authentication field. When the editor selects a
+		// credential for a new node (NodeCredentials), it writes that field with the form's copy of
+		// the parameters, made before the node panel's action set Events: "On export failed" gave a
+		// trigger on generation.completed (#37, finding 9; test/e2e/editor.e2e.test.ts).
+		const mainAuthField = (version: number) => {
+			const d = trigger.getNodeType(version).description;
+			const shown: Record<string, string[]> = {};
+			for (const c of d.credentials ?? [])
+				for (const [name, values] of Object.entries(c.displayOptions?.show ?? {}))
+					shown[name] = [...(shown[name] ?? []), ...(values ?? []).map(String)];
+			return d.properties
+				.filter((p) => p.name in shown && p.options)
+				.find((p) =>
+					(p.options as Array<{ value: string }>).every((o) => shown[p.name].includes(o.value)),
+				)?.name;
+		};
+		expect(mainAuthField(3)).toBe('registration');
+		expect(mainAuthField(4)).toBeUndefined();
+		// the credentials still follow Registration
+		const d = trigger.getNodeType(4).description;
+		const credentialsFor = (registration: string) =>
+			(d.credentials ?? [])
+				.filter((c) =>
+					NodeHelpers.displayParameter({ registration }, c, { typeVersion: 4 } as INode, d),
+				)
+				.map((c) => c.name);
+		expect(credentialsFor('automatic')).toEqual(['mediaGenApi']);
+		expect(credentialsFor('manual')).toEqual(['mediaGenWebhookSecretApi']);
+	});
+
+	test('every event is described, and the panel says what happens to events while n8n is down', () => {
+		const d = trigger.getNodeType(4).description;
+		const events = d.properties.find((p) => p.name === 'events')!;
+		for (const o of events.options as Array<{ name: string; description?: string }>)
+			expect({ event: o.name, described: (o.description ?? '').length > 10 }).toEqual({
+				event: o.name,
+				described: true,
+			});
+		const notices = (registration: string) =>
+			d.properties
+				.filter(
+					(p) =>
+						p.type === 'notice' &&
+						NodeHelpers.displayParameter({ registration }, p, { typeVersion: 4 } as INode, d),
+				)
+				.map((p) => p.displayName)
+				.join(' ');
+		expect(notices('automatic')).toMatch(/n8n is down.*11 hours.*Webhook → Get Deliveries/s);
+		expect(notices('manual')).toMatch(/n8n is down.*Webhook → Retry Failed Deliveries/s);
 	});
 
 	test('the MediaGen Webhook Secret credential test checks the form of both secrets', async () => {
@@ -110,17 +171,21 @@ describe('description', () => {
 				'registration',
 				'manualNotice',
 				'signingSecret',
+				'manualOutageNotice',
 				'options',
 			]);
-		expect(shown(3, { registration: 'manual' })).toEqual([
-			'registration',
-			'manualCredentialNotice',
-			'options',
-		]);
-		for (const v of [1, 2, 3])
+		for (const v of [3, 4])
+			expect(shown(v, { registration: 'manual' })).toEqual([
+				'registration',
+				'manualCredentialNotice',
+				'manualOutageNotice',
+				'options',
+			]);
+		for (const v of [1, 2, 3, 4])
 			expect(shown(v, { registration: 'automatic' })).toEqual([
 				'registration',
 				'events',
+				'outageNotice',
 				'options',
 			]);
 	});

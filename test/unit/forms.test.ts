@@ -185,3 +185,38 @@ describe.each(NODES.map((n) => [n.description.name, n] as const))('%s', (name, n
 		expect(v1.properties.some((p) => p.name === 'toolDescription')).toBe(false);
 	});
 });
+
+/**
+ * n8n's editor shows an option's description under its name in a dropdown, cut after two lines
+ * (editor-ui ParameterInput: `option-description--clamped`, `-webkit-line-clamp: 2`); at the node
+ * panel's default width (1440×900 window) that is about 110 characters: "Enable the endpoint if
+ * MediaGen disabled it, then have MediaGen send its failed deliveries again, oldest first: the…"
+ * (114) was cut there (#37, finding 9).
+ */
+const FITS_TWO_LINES = 100;
+
+test('operation lists: within a resource, names and actions are distinct; Webhook descriptions fit two lines', () => {
+	const problems: string[] = [];
+	for (const node of NODES) {
+		for (const [version, type] of Object.entries(node.nodeVersions)) {
+			for (const p of type.description.properties.filter((x) => x.name === 'operation')) {
+				const options = (p.options ?? []) as Array<{
+					name: string;
+					action?: string;
+					description?: string;
+				}>;
+				const at = `${type.description.name}@${version} ${JSON.stringify(p.displayOptions?.show?.resource)}`;
+				for (const k of ['name', 'action'] as const) {
+					const seen = options.map((o) => (o[k] ?? '').toLowerCase());
+					const twice = seen.filter((v, i) => v && seen.indexOf(v) !== i);
+					if (twice.length) problems.push(`${at}: ${k} twice: ${twice.join(', ')}`);
+				}
+				if (!p.displayOptions?.show?.resource?.includes('webhook')) continue;
+				for (const o of options)
+					if ((o.description ?? '').length > FITS_TWO_LINES)
+						problems.push(`${at} ${o.name}: ${o.description!.length} characters`);
+			}
+		}
+	}
+	expect(problems).toEqual([]);
+});

@@ -21,7 +21,7 @@ test('every node version and the credential have a pinned surface, and every pin
 		unpinned: [],
 	});
 	expect({ removed: pinned.filter((n) => !current.has(n)) }).toEqual({ removed: [] });
-	expect(pinned).toHaveLength(23); // 8 action nodes (v1, v2; Ads and Influencer v3), the trigger (v1, v2, v3), 2 credentials
+	expect(pinned).toHaveLength(24); // 8 action nodes (v1, v2; Ads and Influencer v3), the trigger (v1 to v4), 2 credentials
 });
 
 test.each(pinned)('%s: the parameter surface is the pinned one', (name) => {

@@ -22,7 +22,17 @@ function endpointIdOf(path: string): string {
 }
 
 export const webhookRetry: Behaviour = {
-	properties: () => ({}),
+	properties: () => ({
+		beforeOptional: [
+			{
+				displayName:
+					"Recovers the events an n8n outage missed: MediaGen retries an event for about 11 hours, then gives up on it, and disables the endpoint after 15 such events. For a MediaGen Trigger in manual mode, run this from a Schedule Trigger (say, every hour) with the endpoint's ID; a trigger in automatic mode does it by itself.",
+				name: 'retryFailedNotice',
+				type: 'notice',
+				default: '',
+			},
+		],
+	}),
 	prepare: async (ctx, endpoint, itemIndex, _run, values) =>
 		requestPlan(ctx, endpoint, itemIndex, values),
 	async send(ctx, { request, itemIndex }) {

@@ -174,6 +174,12 @@ export interface EndpointBehaviour {
 	/** A sentence added to the output as `notice` (e.g. a secret that is shown only once). */
 	notice?: string;
 	/**
+	 * What a language model is told the operation does, where it is not the form's description:
+	 * a released tool description kept when the form's wording changed (its text is the default of
+	 * a pinned parameter, ../form/tool.ts).
+	 */
+	toolText?: string;
+	/**
 	 * When the body field `field` is left empty, POST the estimate at `path` first and send its
 	 * `credits` there (e.g. a canvas run's expectedCredits). Max Credits reuses that estimate.
 	 */

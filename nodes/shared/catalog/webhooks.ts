@@ -80,14 +80,18 @@ export const webhooks = group('webhook', 'Webhook', { doc: 1, section: 'Webhooks
 		paginate: 'string',
 	}),
 	endpoint('retryDelivery', 'POST /webhooks/deliveries/{id}/retry', 'webhooks.manage', {
-		name: 'Retry Delivery',
-		action: 'Retry a failed webhook delivery',
+		name: 'Retry One Delivery',
+		action: 'Retry one webhook delivery by its ID',
+		description: 'Have MediaGen send one delivery again, by its ID (from Get Deliveries)',
+		toolText: 'Retry a failed webhook delivery',
 		path: { id: str({ displayName: 'Delivery ID' }) },
 	}),
 	endpoint('retryFailedDeliveries', 'GET /webhooks/{id}/deliveries', 'webhooks.manage', {
 		name: 'Retry Failed Deliveries',
-		action: 'Retry the failed deliveries of a webhook endpoint',
+		action: 'Resend the events an n8n outage missed',
 		description:
+			'Have MediaGen send all failed deliveries of an endpoint again, oldest first; enables it if needed',
+		toolText:
 			'Enable the endpoint if MediaGen disabled it, then have MediaGen send its failed deliveries again, oldest first: the events an n8n outage missed. For a MediaGen Trigger in manual mode, run it from a Schedule Trigger.',
 		path: webhookId,
 		query: {

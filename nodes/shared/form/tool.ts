@@ -34,7 +34,7 @@ function withoutWorkflowTerms(text: string): string {
  * files, deletes) and what it needs, each required field with where its value comes from.
  */
 export function toolDescription(e: Endpoint, needs: readonly string[]): string {
-	const parts = [`MediaGen: ${sentence(withoutWorkflowTerms(e.description))}`];
+	const parts = [`MediaGen: ${sentence(withoutWorkflowTerms(e.toolText ?? e.description))}`];
 	if (e.job) {
 		parts.push(
 			`Starts a job that costs credits and waits for it at most ${TOOL_MODE.waitSeconds} s; if it is still running then, the answer says done: false with the job's id: do not call this again, check the job later with the matching Get tool.`,
