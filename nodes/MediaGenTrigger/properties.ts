@@ -99,7 +99,7 @@ export const propertiesV1: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'While n8n is down, MediaGen retries each event for about 11 hours. After a longer outage this trigger has MediaGen send the missed events again once n8n is back (of the events chosen here, made while the workflow was active). To see what failed: MediaGen → Webhook → Get Deliveries.',
+			'While n8n is down, MediaGen retries each event for about 11 hours. After a longer outage this trigger has MediaGen send the missed events again once n8n is back (of the events chosen here, made while the workflow was active). To see what failed: MediaGen → Webhook → Get Deliveries. On n8n 2.x, a workflow published before n8n-nodes-mediagen was updated gets this only once it is published again.',
 		name: 'outageNotice',
 		type: 'notice',
 		default: '',

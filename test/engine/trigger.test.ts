@@ -134,6 +134,8 @@ describe('description', () => {
 				.map((p) => p.displayName)
 				.join(' ');
 		expect(notices('automatic')).toMatch(/n8n is down.*11 hours.*Webhook → Get Deliveries/s);
+		// a workflow published before the update is told where it gets the checks (#37, finding 8)
+		expect(notices('automatic')).toMatch(/published before n8n-nodes-mediagen was updated.*published again/s);
 		expect(notices('manual')).toMatch(/n8n is down.*Webhook → Retry Failed Deliveries/s);
 	});
 
