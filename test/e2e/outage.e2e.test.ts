@@ -38,9 +38,9 @@ import {
 	setupOwner,
 	startN8n,
 } from './n8n';
+import { triggerSandbox } from './triggerSandbox';
 import { e2eDemoOptions, MIN } from './workflows';
 
-type Json = Record<string, unknown>;
 const EVENTS = 20;
 /** The sandbox's time scale while the long outage lasts: 11 h of retries in about 40 s. */
 const LONG_OUTAGE_SCALE = 0.001;
@@ -162,45 +162,7 @@ describeE2E('the MediaGen Trigger through an outage of n8n (real n8n)', () => {
 	const executionCount = async () =>
 		(await rest<{ count: number }>('GET', `/executions?filter=${filter()}`)).count;
 
-	async function api<T = Json>(method: string, p: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${sb().baseUrl}${p}`, {
-			method,
-			headers: {
-				authorization: `Bearer ${sb().keys.pro}`,
-				...(body === undefined ? {} : { 'content-type': 'application/json' }),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${await res.text()}`);
-		return (await res.json()) as T;
-	}
-	/** The trigger's endpoint at the sandbox (at n8n's URL for the trigger). */
-	async function endpoint(): Promise<Json | undefined> {
-		const list = await api<{ data: Json[] }>('GET', '/webhooks?limit=100');
-		return list.data.find((w) => String(w.url).includes(TRIGGER_WEBHOOK_ID));
-	}
-	async function deliveries(id: string): Promise<Json[]> {
-		return (await api<{ data: Json[] }>('GET', `/webhooks/${id}/deliveries?limit=100`)).data;
-	}
-	/** `count` generations; their generation.completed events, by event id, once delivered or not. */
-	async function events(count: number, endpointId: string, known: Set<string>): Promise<string[]> {
-		for (let i = 0; i < count; i++)
-			await api('POST', '/generations', {
-				modelId: 'flux-pro',
-				tool: 'image',
-				prompt: `e2e outage ${i}`,
-			});
-		const made = (await until(
-			async () => {
-				const fresh = (await deliveries(endpointId)).filter((d) => !known.has(String(d.id)));
-				return fresh.length === count ? fresh : undefined;
-			},
-			2 * MIN,
-			1000, // the sandbox allows 120 requests a minute with the key n8n uses too
-		)) as Json[];
-		for (const d of made) known.add(String(d.id));
-		return made.map((d) => String(d.event_id));
-	}
+	const { api, endpoint, deliveries, events } = triggerSandbox(sb, TRIGGER_WEBHOOK_ID, 'e2e outage');
 	/** Waits until each event reached the counter; then they must have reached it once each. */
 	async function reachedOnce(ids: string[], timeoutMs: number) {
 		await until(() => ids.every((id) => seen.has(id)), timeoutMs, 250);

@@ -45,6 +45,7 @@ import {
 	startN8n,
 } from './n8n';
 import { activate } from './shapes';
+import { triggerSandbox } from './triggerSandbox';
 import { e2eDemoOptions, MIN } from './workflows';
 
 type Json = Record<string, unknown>;
@@ -176,40 +177,7 @@ describeE2E('updating the package under a published MediaGen Trigger workflow (r
 		() => owner,
 	);
 
-	async function api<T = Json>(method: string, p: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${sb().baseUrl}${p}`, {
-			method,
-			headers: {
-				authorization: `Bearer ${sb().keys.pro}`,
-				...(body === undefined ? {} : { 'content-type': 'application/json' }),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${await res.text()}`);
-		return (await res.json()) as T;
-	}
-	async function endpoint(): Promise<Json | undefined> {
-		const list = await api<{ data: Json[] }>('GET', '/webhooks?limit=100');
-		return list.data.find((w) => String(w.url).includes(WEBHOOK_ID));
-	}
-	async function deliveries(id: string): Promise<Json[]> {
-		return (await api<{ data: Json[] }>('GET', `/webhooks/${id}/deliveries?limit=100`)).data;
-	}
-	/** `count` generations; their generation.completed events' ids, once MediaGen logged them. */
-	async function events(count: number, endpointId: string, known: Set<string>): Promise<string[]> {
-		for (let i = 0; i < count; i++)
-			await api('POST', '/generations', { modelId: 'flux-pro', tool: 'image', prompt: `up ${i}` });
-		const made = (await until(
-			async () => {
-				const fresh = (await deliveries(endpointId)).filter((d) => !known.has(String(d.id)));
-				return fresh.length === count ? fresh : undefined;
-			},
-			2 * MIN,
-			1000,
-		)) as Json[];
-		for (const d of made) known.add(String(d.id));
-		return made.map((d) => String(d.event_id));
-	}
+	const { endpoint, deliveries, events } = triggerSandbox(sb, WEBHOOK_ID, 'up');
 	const warnings = () => n8n!.logs().filter((l) => WARNING.test(l.message));
 	/** The newest execution of the workflow, whole (its run data is a string in n8n's format). */
 	async function newestExecution(): Promise<string> {
