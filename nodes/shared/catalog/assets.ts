@@ -81,6 +81,8 @@ export const assets = group('asset', 'Asset', { doc: 1, section: ['Assets', 'Upl
 		name: 'Upload',
 		action: 'Upload a file as an asset',
 		description:
+			'Upload a file from the input item as a new asset; every step of the upload is done for you',
+		toolText:
 			'Upload a binary file as a new asset: starts the upload, sends the parts to their signed URLs and completes it',
 		binary: 'upload',
 		body: {
@@ -108,6 +110,8 @@ export const assets = group('asset', 'Asset', { doc: 1, section: ['Assets', 'Upl
 		name: 'Complete Upload',
 		action: 'Complete an upload',
 		description:
+			'Finish an upload started outside this node (the Upload operation does this step for you)',
+		toolText:
 			'Finish an upload started elsewhere, from its part numbers and entity tags (the Upload operation does this for you)',
 		path: { id: str({ displayName: 'Upload ID' }) },
 		body: {

@@ -444,7 +444,9 @@ export function exportWait(line: string, owner: string, path: FieldMap): Endpoin
 	return endpoint('waitForExport', line, 'content.read', {
 		name: 'Wait for Export',
 		action: `Wait for an export of an ${owner} to finish`,
-		description: `Wait for an export started earlier (with Wait for Completion off) and return it as the export operation does`,
+		description: 'Wait for an export started earlier (with Wait for Completion off) and return it',
+		toolText:
+			'Wait for an export started earlier (with Wait for Completion off) and return it as the export operation does',
 		path,
 		query: {
 			exportId: str({

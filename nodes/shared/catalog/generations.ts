@@ -72,6 +72,8 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 		name: 'Create',
 		action: 'Create a generation',
 		description:
+			'Start a generation and, by default, wait for its outputs. Credits are charged only on success.',
+		toolText:
 			'Start a generation; by default waits for it and returns its outputs. Credits are charged only on success.',
 		body: generationBody,
 		idempotent: true,
@@ -110,6 +112,8 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 		name: 'Wait',
 		action: 'Wait for a generation to finish',
 		description:
+			'Wait for a generation started earlier (e.g. with Wait for Completion off) and return its outputs',
+		toolText:
 			'Wait for a generation started earlier (e.g. by Create with Wait for Completion off) and return its outputs, as Create does',
 		path: {
 			id: ref('generation', {
@@ -124,6 +128,8 @@ export const generations = group('generation', 'Generation', { doc: 1, section: 
 		name: 'Collect From Execution',
 		action: 'Collect the generations an n8n execution started',
 		description:
+			'Finish an n8n execution that was lost: find the generations it started and wait for their outputs',
+		toolText:
 			'Find the generations a MediaGen node started in an n8n execution (by the provenance in their context), wait for them and return them as Create does: finishes a run n8n lost',
 		query: {
 			executionId: str({

@@ -78,6 +78,8 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 		name: 'Update',
 		action: 'Update an ad project',
 		description:
+			"Save the ad wizard's steps (audience, strategy, visual and more); fields left out keep their values",
+		toolText:
 			'Save wizard progress: audience, strategy, presenter, visual and settings; fields not given keep their saved values',
 		path: adProjectId,
 		body: {
@@ -128,6 +130,8 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 		name: 'Preview Matrix',
 		action: 'Preview the creative matrix of an ad project',
 		description:
+			'List every combination of the chosen options with its credit cost; nothing is charged',
+		toolText:
 			'Expand the creative matrix into every combination of the chosen dimensions and price each one; nothing is charged',
 		path: adProjectId,
 		answerList: 'combinations',
@@ -150,6 +154,8 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 		name: 'Run Matrix',
 		action: 'Run combinations of the creative matrix',
 		description:
+			'Generate the chosen combinations (uses credits); by default waits and returns one item per variant',
+		toolText:
 			'Generate the selected combinations as one batch; by default waits for them and returns one item per variant job',
 		path: adProjectId,
 		body: {

@@ -35,6 +35,8 @@ export const marketingTemplates = group(
 			name: 'Run',
 			action: 'Run a marketing template',
 			description:
+				'Run a template for a product and brand, waiting by default. Credits are charged only on success.',
+			toolText:
 				'Run a template for a product and brand; by default waits for the job and returns its outputs. Credits are charged only on success.',
 			path: templateId,
 			body,

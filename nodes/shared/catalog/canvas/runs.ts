@@ -10,6 +10,8 @@ export const canvasRuns = group('run', 'Run', { doc: 3, section: 'Canvas workflo
 		name: 'Start',
 		action: 'Start a canvas run',
 		description:
+			'Run a canvas workflow and, by default, wait for its outputs. Failed steps are not charged.',
+		toolText:
 			'Run a canvas workflow; by default waits for it and returns its outputs. Failed steps are not charged.',
 		path: workflowId,
 		body: {

@@ -95,6 +95,8 @@ export const canvasWorkflows = group(
 			name: 'Update',
 			action: 'Update a canvas workflow',
 			description:
+				'Update a canvas workflow. Saving the graph needs its current version; if refused, get it and retry.',
+			toolText:
 				'Update a canvas workflow; saving the graph needs its current version (a stale one is refused: reload and save again)',
 			path: workflowId,
 			body: {

@@ -92,6 +92,8 @@ export const cinemaProjects = group(
 			name: 'Generate',
 			action: 'Generate storyboard frames or shot videos',
 			description:
+				'Generate storyboard frames or shot videos, one job per shot. Credits are charged only on success.',
+			toolText:
 				'Generate storyboard frames or shot videos, one job per shot; by default waits for all of them. Credits are charged only on success.',
 			path: cinemaProjectId,
 			body: generateFields,

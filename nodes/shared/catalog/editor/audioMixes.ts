@@ -41,6 +41,8 @@ export const audioMixes = group('audioMix', 'Audio Mix', { doc: 3, section: 'Aud
 		name: 'Save',
 		action: 'Save an audio mix',
 		description:
+			"Save the mix's tracks. Needs its current version: if it changed, get the mix again and retry.",
+		toolText:
 			'Save the tracks with optimistic concurrency: Version must be the current version, else the save is refused as a conflict (get the mix and retry)',
 		path: mixId,
 		body: {
@@ -80,6 +82,8 @@ export const audioMixes = group('audioMix', 'Audio Mix', { doc: 3, section: 'Aud
 		name: 'Export',
 		action: 'Export an audio mix',
 		description:
+			'Render the mix as a new audio file; by default waits and returns it (the file as binary if asked)',
+		toolText:
 			'Render the mix as a new audio file; by default waits for the export and returns it, with the file as binary if asked',
 		path: mixId,
 		body: { format: oneOf(['mp3', 'wav', 'm4a'], { default: 'mp3', top: true }) },

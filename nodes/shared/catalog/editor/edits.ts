@@ -66,6 +66,8 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		name: 'Save Timeline',
 		action: 'Save the timeline of an edit',
 		description:
+			"Save the edit's timeline. Needs its current version: if it changed, get the edit again and retry.",
+		toolText:
 			'Save the timeline with optimistic concurrency: Version must be the current version, else the save is refused as a conflict (get the edit and retry)',
 		path: editId,
 		body: {
@@ -97,6 +99,8 @@ export const edits = group('edit', 'Edit', { doc: 3, section: 'Edit projects' },
 		name: 'Render',
 		action: 'Render an edit',
 		description:
+			'Export the edit with a preset; by default waits and returns it (the file as binary if asked)',
+		toolText:
 			'Export the edit with a preset; by default waits for the export and returns it, with the exported file as binary if asked',
 		path: editId,
 		body: {

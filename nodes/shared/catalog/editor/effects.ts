@@ -50,6 +50,8 @@ export const effects = group('effect', 'Effect', { doc: 3, section: 'Effects' },
 		name: 'Run',
 		action: 'Run an effect',
 		description:
+			'Apply an effect and, by default, wait for its outputs. Credits are charged only on success.',
+		toolText:
 			'Apply an effect; by default waits for the job and returns its outputs. Credits are charged only on success.',
 		path: effectId,
 		body: effectBody,

@@ -79,6 +79,8 @@ export const scenes3d = group('scene', '3D Scene', { doc: 3, section: '3D scenes
 		name: 'Save',
 		action: 'Save a 3D scene',
 		description:
+			'Save the scene. Needs its current version: if it changed, get the scene again and retry.',
+		toolText:
 			'Save the scene content; needs the current version (on a version conflict, get the scene again and retry)',
 		path: sceneId,
 		body: {
