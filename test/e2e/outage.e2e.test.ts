@@ -38,6 +38,7 @@ import {
 	setupOwner,
 	startN8n,
 } from './n8n';
+import { activate } from './shapes';
 import { triggerSandbox } from './triggerSandbox';
 import { e2eDemoOptions, MIN } from './workflows';
 
@@ -111,6 +112,7 @@ describeE2E('the MediaGen Trigger through an outage of n8n (real n8n)', () => {
 	const seen = new Map<string, number[]>();
 	const figures: string[] = [];
 	const WF = { id: '' };
+	let republishedOnce = false;
 
 	beforeAll(async () => {
 		if (!hasBuiltPackage())
@@ -162,7 +164,11 @@ describeE2E('the MediaGen Trigger through an outage of n8n (real n8n)', () => {
 	const executionCount = async () =>
 		(await rest<{ count: number }>('GET', `/executions?filter=${filter()}`)).count;
 
-	const { api, endpoint, deliveries, events } = triggerSandbox(sb, TRIGGER_WEBHOOK_ID, 'e2e outage');
+	const { api, endpoint, deliveries, events } = triggerSandbox(
+		sb,
+		TRIGGER_WEBHOOK_ID,
+		'e2e outage',
+	);
 	/** Waits until each event reached the counter; then they must have reached it once each. */
 	async function reachedOnce(ids: string[], timeoutMs: number) {
 		await until(() => ids.every((id) => seen.has(id)), timeoutMs, 250);
@@ -297,5 +303,120 @@ describeE2E('the MediaGen Trigger through an outage of n8n (real n8n)', () => {
 			);
 		},
 		10 * MIN,
+	);
+	/** Waits until MediaGen gave up on each of these events (its 7 retries, time-scaled). */
+	async function givenUp(endpointId: string, ids: string[]) {
+		sb().control.setConfig({ timeScale: LONG_OUTAGE_SCALE });
+		await until(
+			async () =>
+				(await deliveries(endpointId))
+					.filter((d) => ids.includes(String(d.event_id)))
+					.every((d) => d.status === 'failed'),
+			3 * MIN,
+			2000,
+		);
+		sb().control.setConfig({ timeScale: 0.02 });
+	}
+	/** How many lines of n8n's log match. */
+	const logged = (re: RegExp) => n8n!.logs().filter((l) => re.test(l.message)).length;
+	const NOT_DELETED = /could not delete the webhook endpoint/;
+	const KEPT = /could not check webhook endpoint .*kept as it is/;
+	const activeEndpoint = async () => {
+		const ep = (await endpoint())!;
+		if (ep.status !== 'active') await api('PATCH', `/webhooks/${ep.id}`, { status: 'active' });
+		return ep;
+	};
+
+	test(
+		'switched off while MediaGen could not delete the endpoint, events meanwhile, switched on: none of them runs, the next one runs once',
+		async () => {
+			const ep = await activeEndpoint();
+			const known = new Set((await deliveries(String(ep.id))).map((d) => String(d.id)));
+			sb().control.clearRequests();
+			// MediaGen unreachable for the deletion after the grace period (15 s) and its retries
+			sb().control.addFault({ kind: 'fail', method: 'DELETE', path: '/webhooks/', count: 1000 });
+			const failed = logged(NOT_DELETED);
+			await rest('POST', `/workflows/${WF.id}/deactivate`);
+			await until(() => logged(NOT_DELETED) > failed, 2 * MIN, 500);
+			sb().control.clearFaults();
+			expect(await endpoint()).toMatchObject({ id: ep.id });
+			// the week switched off: every event fails against n8n's 404 until MediaGen gives up
+			const stale = await events(3, String(ep.id), known);
+			await givenUp(String(ep.id), stale);
+			sb().control.clearRequests();
+			const t0 = Date.now();
+			await activate(rest, WF.id, ctx.home.runtime.major);
+			await n8n!.waitForWebhook(String(ep.url).split('/webhook/')[1] ?? '', 'POST', MIN);
+			const [next] = await events(1, String(ep.id), known);
+			await reachedOnce([next], MIN);
+			await new Promise((r) => setTimeout(r, 5000)); // a replay would come by now
+			expect(stale.filter((id) => seen.has(id))).toEqual([]);
+			expect(sb().control.requests({ method: 'POST', path: '/retry$' })).toHaveLength(0);
+			expect(await endpoint()).toMatchObject({ id: ep.id, status: 'active' });
+			figures.push(
+				`switched off, the deletion failed (endpoint kept), ${stale.length} events failed meanwhile; switched on: 0 of them ran, 0 retried, the next event ran once ${((Date.now() - t0) / 1000).toFixed(0)} s after`,
+			);
+		},
+		10 * MIN,
+	);
+
+	test.each([
+		['switched off and on again within the grace period', false],
+		['re-published with a changed trigger', true],
+	])(
+		'%s while MediaGen answers 503 for a moment: the endpoint stays, the next event runs once',
+		async (_name, republish) => {
+			const ep = await activeEndpoint();
+			const known = new Set((await deliveries(String(ep.id))).map((d) => String(d.id)));
+			sb().control.clearRequests();
+			const fault = {
+				kind: 'fail' as const,
+				method: 'GET',
+				path: '/webhooks$',
+				status: 503,
+				count: 30,
+			};
+			if (republish) {
+				const wf = await rest<N8nWorkflow & { versionId: string }>('GET', `/workflows/${WF.id}`);
+				const nodes = wf.nodes.map((n) =>
+					n.name === 'MediaGen Trigger'
+						? {
+								...n,
+								parameters: {
+									...(n.parameters as Record<string, unknown>),
+									options: { downloadFiles: true, includePings: !republishedOnce },
+								},
+							}
+						: n,
+				);
+				republishedOnce = !republishedOnce;
+				await rest('PATCH', `/workflows/${WF.id}`, { nodes, versionId: wf.versionId });
+				// the removal's own listing passes; the re-added trigger's check meets the 503s
+				sb().control.addFault({ ...fault, skip: 1 });
+			} else {
+				await rest('POST', `/workflows/${WF.id}/deactivate`);
+				sb().control.addFault(fault);
+			}
+			const kept = logged(KEPT);
+			const t0 = Date.now();
+			// the re-added trigger's check: every attempt (the transport's 4 retries) answered 503
+			await activate(rest, WF.id, ctx.home.runtime.major);
+			await until(() => logged(KEPT) > kept, MIN, 200);
+			sb().control.clearFaults();
+			// past the grace period of the removal (15 s)
+			await new Promise((r) => setTimeout(r, Math.max(0, 25_000 - (Date.now() - t0))));
+			expect(await endpoint()).toMatchObject({ id: ep.id, status: 'active' });
+			expect(sb().control.requests({ method: 'DELETE', path: '/webhooks/' })).toHaveLength(0);
+			const [next] = await events(1, String(ep.id), known);
+			await reachedOnce([next], MIN);
+			const refused = sb()
+				.control.requests({ method: 'GET', path: '/webhooks$' })
+				.filter((r) => r.status === 503).length;
+			expect(refused).toBeGreaterThanOrEqual(5);
+			figures.push(
+				`${_name}, ${refused} listings answered 503: endpoint ${String(ep.id).slice(0, 8)} kept and active after the grace period, 0 deletions, the next event ran once`,
+			);
+		},
+		5 * MIN,
 	);
 });
