@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * A workflow published with a package before the trigger had its checks (issue #37, finding 8):
  * n8n 2.x runs nothing of its trigger on start until it is published again, so its static data
