@@ -1,10 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (tests): never published, see package.json "files" */
 /**
  * The workflow shapes of issue #29 in a real n8n (shapes.e2e.test.ts, bench/crash.ts B8): each
- * started by a Webhook that answers at once, with rows from a Code node, each row's job named by
- * its prompt (`<tag> row <n>`) so that what MediaGen made can be counted per row; and what a test
- * reads of n8n besides REST: its event log (what its crash recovery reads) and activation of a
- * workflow through REST (2.x publishes a version, 1.x sets `active`).
+ * started by a Webhook that answers at once, with rows from a Code node (or a sheet the test
+ * serves, read by an HTTP Request node), each row's job named by its prompt (`<tag> row <n>`) so
+ * that what MediaGen made can be counted per row; a sub-workflow and its callers (issue #36); and
+ * what a test reads of n8n besides REST: its event log (what its crash recovery reads) and
+ * activation of a workflow through REST (2.x publishes a version, 1.x sets `active`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -22,7 +23,14 @@ export interface RestExecution {
 	mode: string;
 	retryOf?: string | null;
 	workflowId: string;
-	data?: { resultData: { runData: Record<string, Array<{ data?: { main: Json[][] } }>> } };
+	data?: {
+		resultData: {
+			runData: Record<
+				string,
+				Array<{ data?: { main: Json[][] }; hints?: Array<{ message: string }> }>
+			>;
+		};
+	};
 }
 
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -77,18 +85,72 @@ export const loopNode = (name: string) =>
 export const noOp = (name: string) => node(name, 'n8n-nodes-base.noOp', {});
 
 const rowsNode = (rows: number) =>
+	codeNode('Rows', `return Array.from({ length: ${rows} }, (_, i) => ({ json: { row: i + 1 } }));`);
+
+/**
+ * The rows of a sheet as a user's workflow reads them: an HTTP Request node (named Rows) that
+ * GETs the URL in the Webhook's body (`sheet`), one item per row of the JSON array it answers. The
+ * test serves it and changes it, as a user edits a sheet; n8n's Retry with progress saving off
+ * runs the node again and reads the rows as they are then.
+ */
+export const sheetNode = () =>
 	node(
 		'Rows',
-		'n8n-nodes-base.code',
-		{ jsCode: `return Array.from({ length: ${rows} }, (_, i) => ({ json: { row: i + 1 } }));` },
-		{ typeVersion: 2 },
+		'n8n-nodes-base.httpRequest',
+		{ url: "={{ $('Webhook').first().json.body.sheet }}", options: {} },
+		{ typeVersion: 4.2 },
 	);
 
-const webhookNode = (hook: string, n: number) =>
+/** n8n's Execute Workflow node: runs workflow `id` once with all its input items. */
+export const executeWorkflowNode = (name: string, id: string) =>
+	node(
+		name,
+		'n8n-nodes-base.executeWorkflow',
+		{ source: 'database', workflowId: rl(id), mode: 'once', options: {} },
+		{ typeVersion: 1.2 },
+	);
+
+/** A Code node (all items at once). */
+export const codeNode = (name: string, jsCode: string) =>
+	node(name, 'n8n-nodes-base.code', { jsCode }, { typeVersion: 2 });
+
+/** Merge: the items of input 1, then those of input 2 (once both have run). */
+export const mergeNode = (name: string) =>
+	node(name, 'n8n-nodes-base.merge', { mode: 'append' }, { typeVersion: 3 });
+
+/**
+ * A sub-workflow (When Executed by Another Workflow, its items passed through) that makes an
+ * image for each item: Generation → Create, its prompt `<tag> row <row>`.
+ */
+export function subWorkflow(id: string, tag: string, durationMs: number): Workflow {
+	return {
+		id,
+		name: `e2e shapes: ${id}`,
+		nodes: [
+			node(
+				'Start',
+				'n8n-nodes-base.executeWorkflowTrigger',
+				{ inputSource: 'passthrough' },
+				{ typeVersion: 1.1 },
+			),
+			createNode('Generate', tag, durationMs),
+		],
+		connections: { Start: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+const webhookNode = (hook: string, n: number, respond: 'onReceived' | 'lastNode') =>
 	node(
 		'Webhook',
 		'n8n-nodes-base.webhook',
-		{ httpMethod: 'POST', path: hook, responseMode: 'onReceived', options: {} },
+		{
+			httpMethod: 'POST',
+			path: hook,
+			responseMode: respond,
+			...(respond === 'lastNode' ? { responseData: 'allEntries' } : {}),
+			options: {},
+		},
 		{
 			typeVersion: 2,
 			webhookId: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
@@ -96,28 +158,36 @@ const webhookNode = (hook: string, n: number) =>
 	);
 
 /**
- * A workflow: Webhook → Rows (`rows` items with `row` 1..n) → `after` in a chain, plus `edges`
- * ([from, to, output]) when given instead; `order` puts the `nodes` array in that order (the
- * names given first, the others after); `progress` turns on Save Execution Progress.
+ * A workflow: Webhook → Rows (`rows` items with `row` 1..n, or the node `source`) → `after` in a
+ * chain, plus `edges` ([from, to, output, input]) when given instead; `order` puts the `nodes`
+ * array in that order (the names given first, the others after); `progress` turns on Save
+ * Execution Progress; `respond: 'lastNode'` makes the Webhook answer with the last node's items
+ * (else it answers at once).
  */
 export function shapeWorkflow(o: {
 	id: string;
 	hook: string;
 	n: number;
 	rows: number;
+	source?: Record<string, unknown>;
 	after: Array<Record<string, unknown>>;
-	edges?: Array<[string, string, number?]>;
+	edges?: Array<[string, string, number?, number?]>;
 	order?: string[];
 	progress: boolean;
+	respond?: 'onReceived' | 'lastNode';
 }): Workflow {
-	const all = [webhookNode(o.hook, o.n), rowsNode(o.rows), ...o.after];
+	const all = [
+		webhookNode(o.hook, o.n, o.respond ?? 'onReceived'),
+		o.source ?? rowsNode(o.rows),
+		...o.after,
+	];
 	const names = all.map((x) => String(x.name));
 	const edges = o.edges ?? names.slice(1).map((to, i): [string, string] => [names[i], to]);
 	const connections: Record<string, { main: Array<Array<Json>> }> = {};
-	for (const [from, to, output = 0] of edges) {
+	for (const [from, to, output = 0, input = 0] of edges) {
 		const main = (connections[from] ??= { main: [] }).main;
 		while (main.length <= output) main.push([]);
-		main[output].push({ node: to, type: 'main', index: 0 });
+		main[output].push({ node: to, type: 'main', index: input });
 	}
 	const order = o.order ?? [];
 	const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
