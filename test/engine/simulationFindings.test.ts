@@ -129,6 +129,20 @@ describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
 		expect(result.summary).toMatch(/retry creates 1, retry ok/);
 	}, 120_000);
 
+	test('the dub refused with 402 (the node failed), another execution dubbed the same edit into the same language, n8n’s Retry: refused and named, not the other’s dub (seeds 777, 5005)', async () => {
+		const s = { ...dub, other: true, kill: { at: 'refused' as const, k: 1 } };
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+	}, 120_000);
+
+	test('the dub refused with 402, no other dub meanwhile, n8n’s Retry: made once', async () => {
+		const s = { ...dub, kill: { at: 'refused' as const, k: 1 } };
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 1, retry ok/);
+	}, 120_000);
+
 	test('n8n’s clock stepped 3 s, another execution dubbed the same edit into the same language: refused and named', async () => {
 		const s = { ...dub, clockOffsetMs: 3_000, other: true };
 		const result = await runCase(sb, s, creds());

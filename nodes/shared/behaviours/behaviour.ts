@@ -194,21 +194,24 @@ export const SEND_WHEN_UNSURE: INodeProperties = {
 
 /**
  * Sends a create or charged call with a mark in the run's memory until it is answered: an answer
- * clears the mark; a refusal (a 4xx answer: MediaGen did nothing) clears it too; no answer (a
- * 5xx, a dropped connection, Stop) leaves the item unsure for a retry to look up.
+ * clears the mark; a refusal (a 4xx answer but a 409, whose work an earlier try may have done:
+ * MediaGen did nothing) clears it and is remembered (`request`: the item's request id); no answer
+ * (a 5xx, a dropped connection, Stop) leaves the item unsure for a retry to look up.
  */
 export async function sendMarked<T>(
 	ctx: IExecuteFunctions,
 	run: RunState,
 	itemIndex: number,
 	send: () => Promise<T>,
+	request?: string,
 ): Promise<T> {
 	run.memory.sending(itemIndex);
 	try {
 		return await send();
 	} catch (error) {
 		const status = statusOf(error);
-		if (status !== undefined && status >= 400 && status < 500) run.memory.notDone(itemIndex);
+		if (status !== undefined && status >= 400 && status < 500 && status !== 409)
+			run.memory.notDone(itemIndex, request);
 		throw asNodeError(ctx, error, itemIndex);
 	}
 }

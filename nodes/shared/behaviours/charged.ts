@@ -28,8 +28,12 @@ export const charged: Behaviour = {
 		const { itemIndex, request } = plan;
 		let answer = plan.charged?.answer;
 		if (!answer) {
-			const body = await sendMarked(ctx, run, itemIndex, () =>
-				sendRequest(ctx, request, itemIndex),
+			const body = await sendMarked(
+				ctx,
+				run,
+				itemIndex,
+				() => sendRequest(ctx, request, itemIndex),
+				plan.requestId,
 			);
 			answer = toItems(body);
 			run.memory.answer(itemIndex, answer, plan.requestId);

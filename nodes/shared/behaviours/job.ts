@@ -239,7 +239,15 @@ function isReusedKey(error: unknown): boolean {
 async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState) {
 	const { request, itemIndex } = plan;
 	const send = async () =>
-		startedJobs(await sendMarked(ctx, run, itemIndex, () => sendRequest(ctx, request, itemIndex)));
+		startedJobs(
+			await sendMarked(
+				ctx,
+				run,
+				itemIndex,
+				() => sendRequest(ctx, request, itemIndex),
+				plan.requestId,
+			),
+		);
 	try {
 		return await send();
 	} catch (error) {

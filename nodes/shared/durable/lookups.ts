@@ -62,6 +62,12 @@ export interface Lookup {
 	 * taken, never records found by the record they belong to (another run's on the same record).
 	 */
 	ranBefore: boolean;
+	/**
+	 * Whether an earlier try of this run had the item's request refused (nothing done then): a
+	 * job found for it by its record was made since, by a later try n8n lost or by another
+	 * execution, and nothing tells which.
+	 */
+	refusedBefore?: (itemIndex: number, request?: string) => boolean;
 	/** Requests go out although the execution was cancelled (Stop). */
 	ignoreCancel?: boolean;
 	/** Keyed creates are looked up too (else a key MediaGen still replays needs no lookup). */

@@ -50,6 +50,11 @@ interface Memory {
 	answered?: Record<string, Record<string, IDataObject[]>>;
 	/** Items whose create or charged call was sent and not answered, per position. */
 	unsure?: Record<string, number[]>;
+	/**
+	 * Items whose create or charged call MediaGen refused (nothing was done), per position, then
+	 * item index: the item's request id ('' when none was recorded).
+	 */
+	refused?: Record<string, Record<string, string>>;
 	/** When each run position began (ms, n8n's clock). */
 	began?: Record<string, number>;
 	/** Ids of jobs and tasks finished positions took: a later lookup must not take them again. */
@@ -115,7 +120,12 @@ export interface RunMemory {
 	/** Written before an item's create or charged call is sent: until its answer, it may be done. */
 	sending(itemIndex: number): void;
 	/** The item's request was refused (a 4xx answer): nothing was done. */
-	notDone(itemIndex: number): void;
+	notDone(itemIndex: number, request?: string): void;
+	/**
+	 * Whether an earlier try of this run had the item's request refused (as `of`) and nothing
+	 * since recorded work for it.
+	 */
+	wasRefused(itemIndex: number, request?: string): boolean;
 	/** Items sent without an answer. */
 	unsure(): number[];
 	/** When this position began in an earlier try that recorded it (ms), if one did. */
@@ -162,6 +172,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const settle = (itemIndex: number) => {
 		const unsure = memory.unsure;
 		if (unsure?.[at]) unsure[at] = unsure[at].filter((i) => i !== itemIndex);
+		delete memory.refused?.[at]?.[String(itemIndex)];
 	};
 	const idsOf = (byItem: Record<string, IDataObject[]> | undefined) =>
 		Object.values(byItem ?? {}).flatMap((records) => records.map((r) => String(r.id)));
@@ -190,7 +201,16 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 			const list = ((memory.unsure ??= {})[at] ??= []);
 			if (!list.includes(itemIndex)) list.push(itemIndex);
 		},
-		notDone: (itemIndex) => settle(itemIndex),
+		notDone: (itemIndex, request) => {
+			settle(itemIndex);
+			((memory.refused ??= {})[at] ??= {})[String(itemIndex)] = request ?? '';
+		},
+		wasRefused: (itemIndex, request) => {
+			const refused = memory.refused?.[at];
+			if (!refused) return false;
+			if (!request) return String(itemIndex) in refused;
+			return Object.values(refused).includes(request) || refused[String(itemIndex)] === '';
+		},
 		unsure: () => [...(memory.unsure?.[at] ?? [])],
 		began: () => earlier,
 		claimed: () => new Set([...(memory.claimed ?? []), ...idsOf(memory.started?.[at])]),
@@ -206,6 +226,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 				memory.requests,
 				memory.answered,
 				memory.unsure,
+				memory.refused,
 				memory.began,
 				memory.uploads,
 			];

@@ -31,6 +31,13 @@ import {
 export type { Found, Lookup, RecoverablePlan } from './lookups';
 export { RECOVERY } from './lookups';
 
+const provenByKey = (jobs: IDataObject[], key: string | undefined) =>
+	!!key && jobs.every((j) => j.idempotency_key === key);
+const refusedBefore = (lookups: Lookups, plan: RecoverablePlan) =>
+	!!lookups.lookup.refusedBefore?.(plan.itemIndex, plan.requestId);
+const refusedThen = (jobs: IDataObject[]) =>
+	`An earlier try of this run had this item's request refused by MediaGen (nothing was made then), and MediaGen now holds ${jobs.map((j) => String(j.id)).join(', ')} for the same request, made since: a later try that n8n lost, or another execution, made it, and the node cannot tell which`;
+
 /** Finds one plan's jobs by its rule: the oldest group not taken yet, or unsure, or nothing. */
 async function findByRule(
 	lookups: Lookups,
@@ -71,6 +78,8 @@ async function findByRule(
 			asks,
 		);
 	}
+	if (found.jobs && byRecord && !provenByKey(found.jobs, key) && refusedBefore(lookups, plan))
+		return { unsure: refusedThen(found.jobs) };
 	if (found.jobs || found.unsure) return found;
 	return read.complete
 		? {}

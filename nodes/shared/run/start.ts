@@ -49,6 +49,7 @@ export async function establish(run: StartingRun): Promise<void> {
 		retrying: ctx.getMode() === 'retry' || !!view.parentRecovered,
 		ranBefore: !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined,
 		repeats: repeatsInExecution(ctx),
+		refusedBefore: (itemIndex, request) => run.memory.wasRefused(itemIndex, request),
 		subOfRetried: !!view.parentRecovered,
 	};
 }
