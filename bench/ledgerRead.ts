@@ -7,17 +7,27 @@
  * after it, their wall time, and what the process keeps per credential (entries, heap).
  *
  *   node --expose-gc node_modules/.bin/tsx bench/ledgerRead.ts [jobs=10000,100000] [later runs=3]
+ *
+ * The contention case (#38): the key's rate limit on (120 requests per rolling minute, real time),
+ * a user load of 60 requests a minute on the same key (test/engine/keyLoad.ts: `GET /credits`
+ * once a second, sent directly, never retried) from 10 s before the process's first run to 60 s
+ * after its last: the user's requests answered 429, the time the first read takes (to the run's
+ * first estimate), the budget's requests a minute, and 3 later runs' times.
+ *
+ *   node_modules/.bin/tsx bench/ledgerRead.ts contention [jobs=10000] [label=after]
  */
 import { startSandbox } from '../sandbox';
 import { POLLING } from '../nodes/shared/jobs/poller';
 import { RETRY } from '../nodes/shared/transport/retry';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
+import { keyLoad, mostWithin } from '../test/engine/keyLoad';
 import { seedMonth } from '../test/engine/ledgerSeed';
 import { generationCreate } from '../test/engine/setup';
-import { collectGarbage, fmt, machine, table } from './lib';
+import { collectGarbage, fmt, log, machine, sleep, table } from './lib';
 
+const CONTENTION = process.argv[2] === 'contention';
 const SIZES = (process.argv[2] ?? '10000,100000').split(',').map(Number);
-const LATER = Number(process.argv[3] ?? 3);
+const LATER = CONTENTION ? 3 : Number(process.argv[3] ?? 3);
 
 /** The ledger module of this checkout (before #38's findings 2 and 3 it was ledger.ts alone). */
 async function ledgerModule(): Promise<{
@@ -33,8 +43,10 @@ async function ledgerModule(): Promise<{
 	}
 }
 
-async function main() {
-	const ledger = await ledgerModule();
+type SandboxOf = Awaited<ReturnType<typeof startSandbox>>;
+
+/** The sandbox (rate limit off: the ledger is booked through its control) and the credential. */
+async function start() {
 	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
 	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
 	const sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
@@ -47,6 +59,104 @@ async function main() {
 			budgetCredits: 10_000_000,
 		},
 	};
+	/** A run of a 2-item Generation → Create on the credential. */
+	const run = async () => {
+		const node = mediaGen('Generate', generationCreate({}, 300), { typeVersion: 2 });
+		const r = await runWorkflow(chain([{ row: 1 }, { row: 2 }], [node]), { credentials });
+		if (r.error) throw r.error;
+	};
+	return { sb, run };
+}
+
+/** The budget's requests in the sandbox's log: ledger pages and the active list. */
+const budgetRequests = (sb: SandboxOf) =>
+	sb.control
+		.requests({ method: 'GET' })
+		.filter(
+			(r) =>
+				/\/credits\/ledger$/.test(r.path) ||
+				(/\/generations$/.test(r.path) && r.query.status === 'active'),
+		);
+
+/** The contention case: a process's first read beside the user's load on the key. */
+async function contention(jobs: number, label: string) {
+	const ledger = await ledgerModule();
+	const { sb, run } = await start();
+	ledger.forgetLedgers();
+	const entries = seedMonth(sb, jobs);
+	sb.control.clearRequests();
+	sb.control.setConfig({ rateLimitPerMinute: 120 });
+	log(`contention (${label}): ${jobs} jobs, ${entries} entries; the user load starts`);
+	const load = keyLoad(sb, 1_000);
+	await sleep(10_000);
+	const started = Date.now();
+	await run();
+	const firstMs = Date.now() - started;
+	const estimate = sb.control.requests({ method: 'POST', path: '/generations/estimate$' })[0];
+	const firstReadMs = estimate ? Date.parse(estimate.time) - started : NaN;
+	const firstBudget = budgetRequests(sb);
+	log(`first run ${fmt(firstMs / 1000, 1)} s; ${firstBudget.length} budget requests`);
+	const later: number[] = [];
+	for (let i = 0; i < LATER; i++) {
+		const at = Date.now();
+		await run();
+		later.push(Date.now() - at);
+	}
+	await sleep(60_000);
+	await load.stop();
+	const all = sb.control.requests();
+	const budget = budgetRequests(sb);
+	const times = (list: typeof all) => list.map((r) => Date.parse(r.time));
+	const result = {
+		label,
+		jobs,
+		entries,
+		userRequests: load.answers.length,
+		userRefused: load.refused(),
+		firstReadMs,
+		firstRunMs: firstMs,
+		firstRunBudgetRequests: firstBudget.length,
+		budgetMostInAMinute: mostWithin(times(budget), 60_000),
+		budget429: budget.filter((r) => r.status === 429).length,
+		keyAcceptedMostInAMinute: mostWithin(times(all.filter((r) => r.status !== 429)), 60_000),
+		laterRunsMs: later,
+	};
+	await sb.close();
+	console.log(machine());
+	console.log(JSON.stringify(result));
+	console.log(
+		table(
+			[
+				'code',
+				'user requests refused (429)',
+				'first read (s)',
+				'first run: budget requests',
+				'budget requests, most in a minute',
+				'budget requests answered 429',
+				'key: requests accepted, most in a minute',
+				'later runs (s)',
+			],
+			[
+				[
+					label,
+					`${result.userRefused} of ${result.userRequests}`,
+					fmt(firstReadMs / 1000, 1),
+					result.firstRunBudgetRequests,
+					result.budgetMostInAMinute,
+					result.budget429,
+					result.keyAcceptedMostInAMinute,
+					later.map((ms) => fmt(ms / 1000, 2)).join(', '),
+				],
+			],
+		),
+	);
+}
+
+async function main() {
+	if (CONTENTION)
+		return await contention(Number(process.argv[3] ?? 10_000), process.argv[4] ?? 'after');
+	const ledger = await ledgerModule();
+	const { sb, run } = await start();
 	const count = (path: string, status?: string) =>
 		sb.control.requests({ method: 'GET', path }).filter((r) => !status || r.query.status === status)
 			.length;
@@ -61,9 +171,7 @@ async function main() {
 		for (let i = 0; i <= LATER; i++) {
 			sb.control.clearRequests();
 			const started = Date.now();
-			const node = mediaGen('Generate', generationCreate({}, 300), { typeVersion: 2 });
-			const r = await runWorkflow(chain([{ row: 1 }, { row: 2 }], [node]), { credentials });
-			if (r.error) throw r.error;
+			await run();
 			runs.push({
 				ledger: count('/credits/ledger$'),
 				active: count('/generations$', 'active'),

@@ -26,6 +26,7 @@ import Module from 'node:module';
 
 import { startSandbox } from '../sandbox';
 import { recoveriesSettled } from '../nodes/MediaGenTrigger/catchUp';
+import { mostWithin } from '../test/engine/keyLoad';
 import type { FakeN8n as FakeN8nClass } from '../test/engine/triggerHarness';
 import { fmt, log, machine, sleep } from './lib';
 
@@ -64,17 +65,6 @@ function silenceN8nLogger(): void {
 	};
 	const quiet = { error() {}, warn() {}, info() {}, debug() {}, scoped: () => quiet };
 	di.Container.set(Logger, quiet);
-}
-
-/** The most requests of `times` (ms, sorted) in any rolling 60 s. */
-function maxPerMinute(times: number[]): number {
-	let best = 0;
-	let from = 0;
-	for (let to = 0; to < times.length; to++) {
-		while (times[to] - times[from] >= 60_000) from++;
-		best = Math.max(best, to - from + 1);
-	}
-	return best;
 }
 
 async function main() {
@@ -178,14 +168,14 @@ async function main() {
 		checks: checks.length,
 		checkRequests: ours.length,
 		checkRequestsPerMinute: Number(fmt(ours.length / minutes, 1)),
-		checkRequestsMaxInAMinute: maxPerMinute(times(ours)),
+		checkRequestsMaxInAMinute: mostWithin(times(ours), 60_000),
 		requestsPerCheck: Number(fmt(ours.length / Math.max(1, checks.length), 2)),
 		longLogChecks: longChecks,
 		longLogRequestsPerCheck: Number(fmt(longReads.length / Math.max(1, longChecks), 1)),
 		checkRequests429: ours.filter((r) => r.status === 429).length,
 		userRequests: user.length,
 		user429: user.filter((u) => u.status === 429).length,
-		acceptedMaxInAMinute: maxPerMinute(times(requests.filter((r) => r.status !== 429))),
+		acceptedMaxInAMinute: mostWithin(times(requests.filter((r) => r.status !== 429)), 60_000),
 	};
 	console.log(JSON.stringify(result));
 	console.log(

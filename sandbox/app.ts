@@ -14,6 +14,7 @@ import { Scheduler } from './timers';
 
 export const DEFAULT_CONFIG: SandboxConfig = {
 	rateLimitPerMinute: 120,
+	rateLimitWindowMs: 60_000,
 	timeScale: 1,
 	defaultJobDurationMs: null,
 	failureRate: 0,
@@ -43,7 +44,10 @@ export class App implements HooksHost, JobsHost {
 		this.config = { ...initial };
 		this.state = new State(() => this.config);
 		this.scheduler = new Scheduler(() => this.config.timeScale);
-		this.rateLimiter = new RateLimiter(() => this.config.rateLimitPerMinute);
+		this.rateLimiter = new RateLimiter(
+			() => this.config.rateLimitPerMinute,
+			() => this.config.rateLimitWindowMs,
+		);
 		this.jobs = new Jobs(this);
 		this.hooks = new Hooks(this);
 	}

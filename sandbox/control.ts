@@ -16,6 +16,7 @@ import { assetView, creditsView } from './views';
 export const configPatch = z
 	.object({
 		rateLimitPerMinute: z.number().int().min(0),
+		rateLimitWindowMs: z.number().int().min(1),
 		timeScale: z.number().positive(),
 		defaultJobDurationMs: z.number().int().min(0).nullable(),
 		failureRate: z.number().min(0).max(1),

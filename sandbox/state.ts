@@ -30,6 +30,11 @@ export const PLAN_CONCURRENT_JOBS: Record<Plan, number> = { starter: 2, pro: 5 }
 export interface SandboxConfig {
 	/** Requests per rolling minute per key; 0 disables the limit. */
 	rateLimitPerMinute: number;
+	/**
+	 * The rate limit's rolling "minute", in real ms: 60,000. A test shortens it (a minute played
+	 * in seconds, with paces scaled alike); the Retry-After follows it.
+	 */
+	rateLimitWindowMs: number;
 	/** Multiplies every simulated delay (job durations, webhook retry schedule). */
 	timeScale: number;
 	/** When set, the unscaled duration of every job whose request does not choose one. */

@@ -6,17 +6,33 @@
  * period is, past the old cache's 200,000 entries too.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { forgetLedgers, keptLedgers } from '../../nodes/shared/budget/ledgerRead';
+import { forgetLedgers, keptLedgers, LEDGER } from '../../nodes/shared/budget/ledgerRead';
 import { mediaGen, runWorkflow, chain } from './harness';
+import { keyLoad, mostWithin } from './keyLoad';
 import { MONTH, seedMonth, seededSpend } from './ledgerSeed';
 import { fastJobs, generationCreate, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
-beforeEach(() => forgetLedgers());
+const SHIPPED = { ...LEDGER };
+beforeEach(() => {
+	forgetLedgers();
+	LEDGER.readsPerMinute = 60_000_000; // the counts, not the pace (its own tests below)
+});
+afterAll(() => Object.assign(LEDGER, SHIPPED));
 
 const ledgerReads = () => sb.control.requests({ method: 'GET', path: '/credits/ledger' }).length;
+/** The budget's requests answered since the log was cleared: ledger pages and the active list. */
+const budgetRequests = () =>
+	sb.control
+		.requests({ method: 'GET' })
+		.filter(
+			(r) =>
+				/\/credits\/ledger$/.test(r.path) ||
+				(/\/generations$/.test(r.path) && r.query.status === 'active'),
+		);
 
 /** A run of 2 generations on a credential with a monthly budget that has room. */
 async function run(budget = 10_000_000, continueOnFail = false) {
@@ -102,3 +118,113 @@ describe('a month of jobs in the ledger', () => {
 		expect(Math.max(...keptLedgers().map((k) => k.entries))).toBeLessThanOrEqual(2_000);
 	}, 120_000);
 });
+
+/**
+ * The budget's pace and the key's limit (120 requests a minute) with a minute played in 6 s: the
+ * sandbox's window and the pace's rate (LEDGER.readsPerMinute) scaled alike, the burst as shipped.
+ * Beside the run, the user's other workflows on the key send 60 requests a minute, never retried.
+ */
+describe("the budget's reads yield to the key's rate limit (a minute played in 6 s)", () => {
+	const MINUTE_MS = 6_000;
+	const scaled = (perMinute: number) => perMinute * (60_000 / MINUTE_MS);
+	beforeEach(() => {
+		LEDGER.readsPerMinute = scaled(SHIPPED.readsPerMinute);
+		sb.control.setConfig({ rateLimitPerMinute: 120, rateLimitWindowMs: MINUTE_MS });
+	});
+
+	/** A first read of a 10,000-job month with room for one more job, the user's load beside it. */
+	async function contended() {
+		seedMonth(sb, 10_000);
+		sb.control.clearRequests();
+		const load = keyLoad(sb, MINUTE_MS / 60);
+		await sleep(MINUTE_MS / 6); // the user's load runs before the run starts
+		const started = Date.now();
+		const first = await run(seededSpend(10_000) + MONTH.cost, true);
+		const tookMs = Date.now() - started;
+		await sleep(MINUTE_MS); // and a whole minute after it
+		await load.stop();
+		const budget = budgetRequests();
+		return { first, tookMs, load, budget, times: budget.map((r) => Date.parse(r.time)) };
+	}
+
+	test("a first read of a 10,000-job month sends at most the pace (10 at once, then 30 a minute); the user's 60 requests a minute on the key are never refused; the run finishes within the budget", async () => {
+		const { first, tookMs, load, budget, times } = await contended();
+		expect(first.r.error).toBeUndefined();
+		const out = first.r.json('Generate');
+		expect(out.map((o: IDataObject) => o.status ?? 'error')).toEqual(['completed', 'error']);
+		expect(String(out[1].error)).toMatch(/^Credit budget: item 2 \(Create\) was refused/);
+		expect(load.answers.length).toBeGreaterThanOrEqual(60);
+		expect(load.refused()).toBe(0);
+		expect(load.answers.every((a) => a.status === 200)).toBe(true);
+		// the pace bites: more requests than a minute's burst and rate
+		const perMinute = SHIPPED.readsBurst + SHIPPED.readsPerMinute;
+		expect(budget.length).toBeGreaterThan(perMinute + 20);
+		// a read's first request is not paced: at most one per read more (the first read, 3 after)
+		expect(mostWithin(times, MINUTE_MS)).toBeLessThanOrEqual(perMinute + 4);
+		expect(budget.filter((r) => r.status === 429)).toHaveLength(0);
+		const paced = budget.length - SHIPPED.readsBurst - 4;
+		expect(tookMs).toBeGreaterThanOrEqual((paced / SHIPPED.readsPerMinute) * MINUTE_MS * 0.9);
+	}, 120_000);
+
+	test('the same read without the pace (as before it): its burst takes the key, and the user load is refused', async () => {
+		LEDGER.readsPerMinute = 60_000_000;
+		const { first, load } = await contended();
+		expect(first.r.error).toBeUndefined();
+		expect(load.refused()).toBeGreaterThan(10);
+	}, 120_000);
+
+	test('a read that meets the key used up (a 429) waits for its Retry-After, on the pace, and the run finishes', async () => {
+		seedMonth(sb, 2_000);
+		sb.control.clearRequests();
+		// other workflows used the whole minute just now
+		const others = await Promise.all(
+			Array.from({ length: 120 }, async () => {
+				const res = await fetch(`${sb.baseUrl}/credits`, {
+					headers: { authorization: `Bearer ${sb.keys.pro}` },
+				});
+				await res.arrayBuffer();
+				return res.status;
+			}),
+		);
+		expect(others.filter((status) => status === 200)).toHaveLength(120);
+		const first = await run(seededSpend(2_000) + MONTH.cost, true);
+		expect(first.r.error).toBeUndefined();
+		expect(first.r.json('Generate').map((o: IDataObject) => o.status ?? 'error')).toEqual([
+			'completed',
+			'error',
+		]);
+		const budget = budgetRequests();
+		expect(budget.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(1);
+		expect(budget.filter((r) => r.status === 200).length).toBeGreaterThan(20);
+	}, 120_000);
+
+	test("later reads are not paced: right after a first read has spent the pace's turns, a run's reads go at once", async () => {
+		seedMonth(sb, 10_000);
+		const first = await run();
+		expect(first.r.error).toBeUndefined();
+		expect(first.ledger).toBeGreaterThan(SHIPPED.readsBurst + 20);
+		// the pace as shipped, in real time: a turn every 2 s, and none left now
+		LEDGER.readsPerMinute = SHIPPED.readsPerMinute;
+		const started = Date.now();
+		const later = await run();
+		expect(later.r.error).toBeUndefined();
+		expect(later.ledger).toBeGreaterThanOrEqual(2);
+		expect(later.ledger).toBeLessThanOrEqual(8);
+		expect(Date.now() - started).toBeLessThan(3_000);
+	}, 120_000);
+});
+
+test('runs that start together on a process that knows nothing of the ledger make one first read between them', async () => {
+	seedMonth(sb, 10_000);
+	const before = ledgerReads();
+	const both = await Promise.all([run(), run()]);
+	for (const { r } of both) {
+		expect(r.error).toBeUndefined();
+		expect(r.json('Generate').map((o: IDataObject) => o.status)).toEqual([
+			'completed',
+			'completed',
+		]);
+	}
+	// one first read (95 requests) and a few after it; a first read each: about 190
+	expect(ledgerReads() - before).toBeLessThanOrEqual(130);
+}, 120_000);

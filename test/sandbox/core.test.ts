@@ -155,6 +155,18 @@ describe('rate limit and faults', () => {
 		expect((await other('GET', '/workspace')).status).toBe(200);
 	});
 
+	it('counts the limit over its window, a minute unless shortened (rateLimitWindowMs)', async () => {
+		expect(sb.control.config().rateLimitWindowMs).toBe(60_000);
+		sb.control.setConfig({ rateLimitPerMinute: 2, rateLimitWindowMs: 1_000 });
+		expect((await pro('GET', '/workspace')).status).toBe(200);
+		expect((await pro('GET', '/workspace')).status).toBe(200);
+		const refused = await pro('GET', '/workspace');
+		expect(refused.status).toBe(429);
+		expect(refused.headers.get('retry-after')).toBe('1');
+		await sleep(1_100);
+		expect((await pro('GET', '/workspace')).status).toBe(200);
+	});
+
 	it('fails the next N matching requests', async () => {
 		sb.control.addFault({ kind: 'fail', method: 'GET', path: '/projects$', count: 2, status: 503 });
 		expect((await pro('GET', '/projects')).status).toBe(503);

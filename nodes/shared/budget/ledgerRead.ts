@@ -6,9 +6,12 @@
  * (`all=true`) only back to the oldest held one and the period's older part settled entries only.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 import { pageOf } from '../transport/pages';
-import { keyIdentity } from '../transport/keyPace';
-import { mediaGenRequest } from '../transport/request';
+import type { Pace } from '../transport/keyPace';
+import { keyIdentity, takeTurn } from '../transport/keyPace';
+import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import { pause } from '../transport/retry';
 import { asNodeError, statusOf } from '../transport/errors';
 import type { LedgerEntry, LedgerStart } from './ledger';
 import { claimsOf, entryOf, isSpending, walkLedger } from './ledger';
@@ -32,7 +35,25 @@ export const LEDGER = {
 	clockSlackMs: 60_000,
 	/** Closed entries kept before they are folded into the summary (fewer, larger folds). */
 	foldAfter: 1_000,
+	/**
+	 * The pace of a long read (a process's first read of a busy period, a read after a long
+	 * pause): every request of a read after its first (ledger pages, the active list) waits for a
+	 * turn of the key's budget pace, for every run and workflow of the n8n process on that key
+	 * together (../transport/keyPace.ts): `readsBurst` at once, then `readsPerMinute` a minute, a
+	 * quarter of the API's 120, as the trigger's periodic checks; the rest of the key is left to
+	 * the workflows' other requests. A read's first request (the whole of a usual read: what is
+	 * new since the run before) goes at once, as any request of the run.
+	 */
+	readsBurst: 10,
+	readsPerMinute: 30,
+	/** How often a run waiting for another run's first read of the key checks for a Stop (ms). */
+	waitCheckMs: 1_000,
 };
+
+/** The budget's pace on the key (LEDGER.readsBurst, LEDGER.readsPerMinute). */
+export function budgetPace(): Pace {
+	return { name: 'budgetReads', burst: LEDGER.readsBurst, perMinute: LEDGER.readsPerMinute };
+}
 
 /** A read of the ledger: where the walk starts, the entries from there on, the clock. */
 export interface LedgerRead {
@@ -353,14 +374,24 @@ export async function readFrom(
 	return { entries: next.tail, start: next.start, newest: next.newest, now, requests };
 }
 
-/** The ledger of the node's credential at MediaGen, through the node's request path. */
+/**
+ * The ledger of the node's credential at MediaGen, through the node's request path, for one read:
+ * its requests after the first are paced (LEDGER.readsPerMinute).
+ */
 function mediaGenLedger(ctx: IExecuteFunctions): LedgerSource {
+	const signal = cancelSignalOf(ctx);
+	let sent = 0;
+	// every try after the read's first (a 429's retry too) waits for a turn of the budget pace
+	const beforeSend = async () => {
+		if (sent++) await takeTurn(ctx, budgetPace(), signal);
+	};
 	const dated = async (path: string, qs: IDataObject) => {
 		let date: number | undefined;
 		const response = await mediaGenRequest(ctx, {
 			method: 'GET',
 			path,
 			qs,
+			beforeSend,
 			onHeaders: (headers) => {
 				const ms = Date.parse(String(headers.date ?? ''));
 				if (Number.isFinite(ms)) date = ms;
@@ -403,16 +434,35 @@ function mediaGenLedger(ctx: IExecuteFunctions): LedgerSource {
 	};
 }
 
+/** Reads of a key under way in this process that started without anything known of its ledger. */
+const firstReads = new Map<string, Promise<LedgerRead>>();
+
 /**
  * Reads the ledger back to `sinceOf(now)` (now: MediaGen's clock), newest first, stopping at
  * what this process already knows of it (checked against it: a ledger that does not match what
- * was read before is read again).
+ * was read before is read again). While a first read of the key is under way in this process, a
+ * run waits for it (until its execution is stopped) and then reads only what is new: runs that
+ * start together on a process that knows nothing of the ledger make one first read, not one each
+ * (they would otherwise share the key's budget pace and each take as long as all of them).
  */
 export async function readLedger(
 	ctx: IExecuteFunctions,
 	sinceOf: (now: number) => number,
 ): Promise<LedgerRead> {
-	return await readFrom(mediaGenLedger(ctx), await keyIdentity(ctx), sinceOf);
+	const key = await keyIdentity(ctx);
+	const source = mediaGenLedger(ctx);
+	for (let under = firstReads.get(key); under; under = firstReads.get(key)) {
+		await pause(0, cancelSignalOf(ctx)); // a Stop ends the wait (checked every waitCheckMs)
+		await Promise.race([under.catch(() => undefined), sleep(LEDGER.waitCheckMs)]);
+	}
+	if (known.has(key)) return await readFrom(source, key, sinceOf);
+	const read = readFrom(source, key, sinceOf);
+	firstReads.set(key, read);
+	try {
+		return await read;
+	} finally {
+		if (firstReads.get(key) === read) firstReads.delete(key);
+	}
 }
 
 /** What this process keeps of each credential's ledger (tests, benchmarks): entries, skip ids. */

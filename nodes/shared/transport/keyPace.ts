@@ -1,8 +1,9 @@
 /**
  * What one n8n process shares per API key: the key's identity (its Base URL and a hash of the
- * key, never the key itself) and a pace for work that many workflows on one key do at once (the
- * trigger's replays of missed events after an outage): a bucket of `burst` turns, refilled at
- * `perMinute`, for every workflow of the process on that key together.
+ * key, never the key itself) and paces for work that many workflows on one key do at once (the
+ * trigger's replays of missed events after an outage and its periodic checks, the credit
+ * budget's long ledger reads): per pace, a bucket of `burst` turns, refilled at `perMinute`, for
+ * every workflow of the process on that key together. Nothing is shared between processes.
  */
 import { createHash } from 'node:crypto';
 
