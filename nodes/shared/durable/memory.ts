@@ -160,6 +160,31 @@ function slotOf(
 	return Object.entries(requests).find(([, r]) => r === request)?.[0];
 }
 
+/** What a position's item keeps of its upload for `key` (what it is for). */
+function uploadMemory(memory: Memory, at: string, item: string, key: string): UploadMemory {
+	const set = (entry: RememberedUpload) => (((memory.uploads ??= {})[at] ??= {})[item] = entry);
+	return {
+		remembered: () => {
+			const entry = memory.uploads?.[at]?.[item];
+			return entry?.key === key ? entry : undefined;
+		},
+		completing: (uploadId, parts) => void set({ key, uploadId, parts }),
+		completed: (uploadId, assetId) => void set({ key, uploadId, assetId }),
+		forget: () => void delete memory.uploads?.[at]?.[item],
+	};
+}
+
+/** Whether a position's refusals hold the item's request (by request id, else by index). */
+function refusedIn(
+	refused: Record<string, string> | undefined,
+	itemIndex: number,
+	request: string | undefined,
+): boolean {
+	if (!refused) return false;
+	if (!request) return String(itemIndex) in refused;
+	return Object.values(refused).includes(request) || refused[String(itemIndex)] === '';
+}
+
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
 export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const memory = memoryOf(ctx);
@@ -205,12 +230,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 			settle(itemIndex);
 			((memory.refused ??= {})[at] ??= {})[String(itemIndex)] = request ?? '';
 		},
-		wasRefused: (itemIndex, request) => {
-			const refused = memory.refused?.[at];
-			if (!refused) return false;
-			if (!request) return String(itemIndex) in refused;
-			return Object.values(refused).includes(request) || refused[String(itemIndex)] === '';
-		},
+		wasRefused: (itemIndex, request) => refusedIn(memory.refused?.[at], itemIndex, request),
 		unsure: () => [...(memory.unsure?.[at] ?? [])],
 		began: () => earlier,
 		claimed: () => new Set([...(memory.claimed ?? []), ...idsOf(memory.started?.[at])]),
@@ -236,18 +256,6 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 			memory.started?.[at] !== undefined ||
 			memory.answered?.[at] !== undefined ||
 			memory.unsure?.[at] !== undefined,
-		upload: (itemIndex, key) => {
-			const item = String(itemIndex);
-			const set = (entry: RememberedUpload) => (((memory.uploads ??= {})[at] ??= {})[item] = entry);
-			return {
-				remembered: () => {
-					const entry = memory.uploads?.[at]?.[item];
-					return entry?.key === key ? entry : undefined;
-				},
-				completing: (uploadId, parts) => void set({ key, uploadId, parts }),
-				completed: (uploadId, assetId) => void set({ key, uploadId, assetId }),
-				forget: () => void delete memory.uploads?.[at]?.[item],
-			};
-		},
+		upload: (itemIndex, key) => uploadMemory(memory, at, String(itemIndex), key),
 	};
 }
