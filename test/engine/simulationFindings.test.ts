@@ -9,6 +9,10 @@
  *   edit: the second row got the other execution's dub; a row edited before the Retry: its lost
  *   dub was charged and named nowhere; n8n's clock stepped 3 s and another execution's dub of the
  *   same language: the item got the other's dub (seed 422599492, in about half the runs);
+ * - a sub-workflow under the Retry of its parent, the row edited before the Retry (a soak of
+ *   seed 5005's batches, seed 1104755271): the lost call's job for the old row, made in another
+ *   sub-execution, reached no item and was named nowhere (nodes/shared/durable/calls.ts
+ *   parentRunJobs now names it in the call's warning hint);
  * - Generation → Create in Loop Over Items with rows added, removed or swapped before the Retry
  *   (seed 422599492): each iteration looked only at its own position's jobs, so a row that moved
  *   to another iteration was charged again and the lost try's job of the last rows named nowhere
@@ -72,6 +76,16 @@ const cases: Array<[string, Partial<Scenario>, RegExp]> = [
 		'called from two branches, killed after both calls',
 		{ shape: 'subTwice', kill: { at: 'after' } },
 		/retry creates 0, retry ok/,
+	],
+	[
+		'called once, the row edited before the Retry: the lost call’s job is named (soak seed 1104755271)',
+		{ change: { kind: 'edit', at: 0, row: 'D' } },
+		/retry creates 1, retry ok/,
+	],
+	[
+		'called from two branches, the row edited before the Retry: the lost call’s job is named',
+		{ shape: 'subTwice', change: { kind: 'edit', at: 0, row: 'D' } },
+		/retry ok/,
 	],
 ];
 

@@ -345,7 +345,12 @@ export async function runCase(
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
 	const runData = r.run.data.resultData.runData;
 	const error = r.error ? `${r.error.message} ${r.error.description ?? ''}` : '';
-	const hints = hintsOf(runData);
+	// the sub-executions' hints too: n8n shows each in its own execution, linked from the caller
+	const subHints = saved
+		.executions()
+		.filter((e) => e.parentExecutionId === r.executionId)
+		.map((e) => hintsOf(saved.get(e.id)?.resultData.runData ?? {}));
+	const hints = [hintsOf(runData), ...subHints].join(' ');
 
 	// 1. no request charged more often than rows asked for it (per call)
 	for (const row of new Set(made.map((m) => m.row))) {

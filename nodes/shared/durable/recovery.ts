@@ -11,7 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { ChargedRule, RecoverRule } from '../catalog/dsl';
 import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
-import { sameCallJobs } from './calls';
+import { parentRunJobs, sameCallJobs } from './calls';
 import type { Provenance } from './identity';
 import { loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -226,9 +226,17 @@ export async function orphansOf(
 	const lookups = new Lookups(lookup);
 	const { records } = await lookups.generations('lostTry').records();
 	const asked = new Set(plans.map((p) => p.requestId));
-	const lost = (await lostJobs(lookup, records))
-		.filter(({ p }) => mine.length && p.request && !asked.has(p.request))
-		.map(({ record }) => record);
+	const unasked = ({ p, record }: { p: Provenance; record: IDataObject }) =>
+		!!p.request && !asked.has(p.request) && !lookup.claimed.has(String(record.id));
+	const lost = mine.length
+		? (await lostJobs(lookup, records)).filter(unasked).map(({ record }) => record)
+		: [];
+	// a sub-execution of a retried parent: its call's jobs in the parent's lost try ran in another
+	// sub-execution (whose input may have changed since): those no item of this call asks for
+	if (mine.length && lookup.subOfRetried) {
+		const stray = otherExecutions(lookup, records).filter(unasked);
+		lost.push(...(await parentRunJobs(lookup.ctx, byExecution(stray.map((c) => c.record)))));
+	}
 	if (!byRecord.length || !lookup.ranBefore) return { lost, sameRecord: [] };
 	// record-matched kinds: work on the same record, made since the lost try may have begun (the
 	// window reaches back over the clocks' margin), with values no item asks for now (a row edited
