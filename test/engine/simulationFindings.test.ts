@@ -16,7 +16,11 @@
  * - Generation → Create in Loop Over Items with rows added, removed or swapped before the Retry
  *   (seed 422599492): each iteration looked only at its own position's jobs, so a row that moved
  *   to another iteration was charged again and the lost try's job of the last rows named nowhere
- *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions).
+ *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions);
+ * - Edit → Dub in Loop Over Items, rows B, B, killed after both dubs, one row removed before the
+ *   Retry (a soak, seed 1815392650): its one B iteration took one dub, the other reached no item
+ *   and was named nowhere (orphansOf now names, at the loop's last iteration, every job on the
+ *   record that no iteration took).
  *
  * And what its concurrent cases (test/sim/concurrent.ts: executions at once, the interleaving
  * drawn by fast-check's scheduler) found, written here as plain crash tests:
@@ -221,6 +225,38 @@ describe('Generation → Create in Loop Over Items, more shapes (n8n 2.x)', () =
 		expect(result.summary).toMatch(/retry creates 0, retry ok/);
 	}, 120_000);
 });
+
+const dubInLoop: Scenario = { ...base, kind: 'dub', shape: 'loop', dayPasses: true };
+
+const dubLoopCases: Array<[string, Partial<Scenario>, RegExp]> = [
+	[
+		'rows B, B, the first removed after both dubs: the other lost dub is named at the last iteration (soak seed 1815392650)',
+		{ rows: ['B', 'B'], change: { kind: 'remove', at: 0 }, kill: { at: 'create', k: 2 } },
+		/retry creates 0, retry ok/,
+	],
+	[
+		'rows B, B, the second removed, n8n’s clock stepped 5 minutes, another execution’s dub: the lost dub is named with the other’s',
+		{
+			rows: ['B', 'B'],
+			change: { kind: 'remove', at: 1 },
+			clockOffsetMs: 300_000,
+			other: true,
+			kill: { at: 'create', k: 2 },
+		},
+		/retry creates 0, retry ok/,
+	],
+	[
+		'rows B, A, B, the first removed: nothing created again, the other B named',
+		{ rows: ['B', 'A', 'B'], change: { kind: 'remove', at: 0 }, kill: { at: 'create', k: 3 } },
+		/retry creates 0, retry ok/,
+	],
+];
+
+onBothMajors(
+	'Edit → Dub in Loop Over Items, rows changed before the Retry',
+	dubInLoop,
+	dubLoopCases,
+);
 
 describe('Edit → Dub, another execution at the same time (the concurrent simulation)', () => {
 	// Open finding (concurrent seed 1, path "0:4:0:3:4:4", shrunk: n8n 2.x, rows A, B = es, fr,

@@ -212,7 +212,8 @@ function otherExecutions(lookup: Lookup, records: IDataObject[]) {
  * earlier try of this run and position started (Generation → Create, found by their provenance;
  * jobs made before requests were recorded in it are left out). `sameRecord`: for record-matched
  * kinds, jobs on a record an item works on, made since the lost try may have begun, with values
- * no item asks for (the lost try's, another execution's or older: nothing tells).
+ * no item asks for, and at the last iteration of Loop Over Items every one no position of this
+ * execution took (the lost try's, another execution's or older: nothing tells).
  */
 export async function orphansOf(
 	lookup: Lookup,
@@ -248,7 +249,13 @@ export async function orphansOf(
 	const onRecord = (r: IDataObject) =>
 		rules.some(({ p, match }) => matches(r, recordPart(match), p.request));
 	const askedFor = (r: IDataObject) => rules.some(({ p, match }) => matches(r, match, p.request));
-	return { lost, sameRecord: records.filter((r) => onRecord(r) && !askedFor(r)) };
+	// in Loop Over Items, at its last iteration: also those with values items ask for that no
+	// position of this execution took (more made than rows ask for now: a duplicate row removed);
+	// before it, a later iteration may take them
+	const last = !!lookup.repeats && loopEnds(lookup.ctx) === true;
+	const orphan = (r: IDataObject) =>
+		onRecord(r) && !lookup.claimed.has(String(r.id)) && (last || !askedFor(r));
+	return { lost, sameRecord: records.filter(orphan) };
 }
 
 /**

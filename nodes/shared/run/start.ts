@@ -138,7 +138,7 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 		);
 	if (sameRecord.length)
 		hint(
-			`MediaGen holds ${n(sameRecord)} on the records of this run, made since its lost try may have begun, with values no item asks for now: ${list(sameRecord)}. The lost try's for a row changed before the Retry, another execution's, or older: charged, and not in this output (Generation → Wait gets one by its ID).`,
+			`MediaGen holds ${n(sameRecord)} on the records of this run, made since its lost try may have begun, that no item of this run asks for or took: ${list(sameRecord)}. The lost try's for a row changed or removed before the Retry, another execution's, or older: charged, and not in this output (Generation → Wait gets one by its ID).`,
 		);
 }
 
