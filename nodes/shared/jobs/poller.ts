@@ -181,7 +181,8 @@ function learnedRunningMs(jobs: PendingJob[]): number | undefined {
 		if (!job.result || job.runningSince === undefined) continue;
 		const end = timeOf(job.record.completed_at);
 		if (end === undefined) continue;
-		const ms = end - job.runningSince;
+		// both ends on the service's clock: MediaGen's clock may be far from this side's
+		const ms = end - (timeOf(job.record.started_at) ?? job.runningSince);
 		if (ms > 0 && (best === undefined || ms < best)) best = ms;
 	}
 	return best;
