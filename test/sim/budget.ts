@@ -71,7 +71,15 @@ export interface BudgetSetup {
 
 /** A booked entry (or a job's entries) of the ledger's history. */
 export interface HistoryItem {
-	kind: 'settled' | 'failed' | 'immediate' | 'unknownSpend' | 'unknownAdd' | 'grant' | 'adjustment';
+	kind:
+		| 'settled'
+		| 'failed'
+		| 'immediate'
+		| 'unknownSpend'
+		| 'unknownAdd'
+		| 'grant'
+		| 'adjustment'
+		| 'busy';
 	amount: number;
 	/** Where in the time since the last entry (0..1). */
 	at: number;
@@ -121,6 +129,7 @@ const historyItem: fc.Arbitrary<HistoryItem> = fc.record({
 		'unknownAdd',
 		'grant',
 		'adjustment',
+		'busy',
 	),
 	amount: fc.integer({ min: 1, max: 9 }),
 	at: fc.integer({ min: 0, max: 1000 }).map((n) => n / 1000),
@@ -411,6 +420,15 @@ function bookHistory(r: Real, items: HistoryItem[]): void {
 				{ type: 'reserve', amount: -a, generationId: gen, at },
 				{ type: 'release', amount: a, generationId: gen, at: end },
 			);
+		else if (h.kind === 'busy')
+			// a busy stretch: 30 × amount failed jobs (reserved and returned, nothing spent), so that
+			// the period holds more than a page of the ledger and a first read reads its older part
+			// as settled entries only (docs/budget.md, "What a read of the ledger costs")
+			for (let i = 0; i < 30 * a; i++)
+				events.push(
+					{ type: 'reserve', amount: -1, generationId: `${gen}-${i}`, at: Math.min(to, at + i) },
+					{ type: 'release', amount: 1, generationId: `${gen}-${i}`, at: Math.min(to, at + i + 1) },
+				);
 		else if (h.kind === 'immediate') events.push({ type: 'charge', amount: -a, at });
 		else if (h.kind === 'grant') events.push({ type: 'grant', amount: 10 * a, at });
 		else if (h.kind === 'adjustment')
