@@ -42,6 +42,7 @@ import { clock } from '../../sandbox/clock';
 import type { RunResult, TestCredentials } from '../engine/harness';
 import { chain, startWorkflow } from '../engine/harness';
 import { generationCreate, newEdit, nodeFactory, rl } from '../engine/setup';
+import { agentWorkflow } from '../engine/toolAgent';
 import { client, until } from '../sandbox/helpers';
 import { ACTION_NODES } from '../actionNodes';
 
@@ -180,7 +181,8 @@ interface Run {
 	result?: RunResult;
 }
 
-type RunKind = 'create' | 'captions' | 'highlights';
+/** `tool`: an AI agent calling Generation → Create as a tool, once per item (one run per call). */
+type RunKind = 'create' | 'captions' | 'highlights' | 'tool';
 
 /** The state of a case (fast-check's "real" system). */
 export interface Real {
@@ -258,12 +260,33 @@ class StartRun implements Cmd {
 								},
 						settings,
 					);
-		const workflow: IWorkflowBase = chain(rows, [node]);
+		const workflow: IWorkflowBase =
+			this.kind === 'tool'
+				? agentWorkflow(
+						rows.map((row) => ({ tool: 'Op', args: { prompt: `row ${row.row} of ${exec}` } })),
+						[
+							{
+								name: 'Op',
+								type: 'n8n-nodes-mediagen.mediaGenTool',
+								typeVersion: 2,
+								parameters: {
+									...generationCreate({ returnAs: 'json' }, this.jobMs),
+									prompt: "={{ $fromAI('prompt', 'What the image shows', 'string') }}",
+								},
+							},
+						],
+					)
+				: chain(rows, [node]);
 		const started = startWorkflow(workflow, {
 			credentials: r.credentials,
 			requestHeaders: { [MARK]: exec },
 		});
-		const cost = this.kind === 'create' ? JOB_COST : this.kind === 'captions' ? 0 : this.count;
+		const cost =
+			this.kind === 'create' || this.kind === 'tool'
+				? JOB_COST
+				: this.kind === 'captions'
+					? 0
+					: this.count;
 		const run: Run = {
 			exec,
 			kind: this.kind,
@@ -281,7 +304,7 @@ class StartRun implements Cmd {
 		await sleep(5);
 	}
 	toString = () =>
-		`start(${this.kind}${this.kind === 'highlights' ? `×${this.count}` : ''}, ${this.items} items${this.continueOnFail ? ', continueOnFail' : ''}${this.kind === 'create' ? `, ${this.jobMs} ms${this.wait ? ', waits' : ''}` : ''})`;
+		`start(${this.kind}${this.kind === 'highlights' ? `×${this.count}` : ''}, ${this.items} items${this.continueOnFail ? ', continueOnFail' : ''}${this.kind === 'create' || this.kind === 'tool' ? `, ${this.jobMs} ms${this.wait ? ', waits' : ''}` : ''})`;
 }
 
 /** Waits for every run (and the work outside n8n) to end, and every job with it. */
@@ -373,7 +396,7 @@ export const budgetCommands = fc.commands(
 	[
 		fc
 			.tuple(
-				fc.constantFrom<RunKind>('create', 'create', 'create', 'captions', 'highlights'),
+				fc.constantFrom<RunKind>('create', 'create', 'create', 'captions', 'highlights', 'tool'),
 				fc.integer({ min: 1, max: 6 }),
 				fc.boolean(),
 				fc.constantFrom(5_000, 50_000, 200_000),
@@ -672,6 +695,9 @@ interface Refusal {
 	blocked: boolean;
 	job?: string;
 	text: string;
+	/** A tool's answer: what it tells the model to do next, and what it says is left. */
+	next?: string;
+	toolLeft?: number;
 }
 
 function parseRefusal(exec: string, message: string, description: string): Refusal | string {
@@ -712,6 +738,19 @@ function refusalsOf(run: Run): Array<Refusal | string> {
 	if (r.error) {
 		if (/^Credit budget/.test(r.error.message))
 			out.push(parseRefusal(run.exec, r.error.message, String(r.error.description ?? '')));
+		return out;
+	}
+	if (run.kind === 'tool') {
+		for (const { answer } of r.json('Agent')) {
+			const a = (Array.isArray(answer) ? answer[0] : answer) as IDataObject | undefined;
+			if (!a?.refused) continue;
+			const f = parseRefusal(run.exec, String(a.message), String(a.details ?? ''));
+			out.push(
+				typeof f === 'string'
+					? f
+					: { ...f, next: String(a.next), toolLeft: Number((a.budget as IDataObject)?.left) },
+			);
+		}
 		return out;
 	}
 	for (const item of r.json('Op')) {
@@ -896,6 +935,13 @@ function judgeRefusal(
 		return `a call without an estimate refused with ${f.left} left`;
 	if (f.need === 'nothing' && (f.left > 0 || room > 0))
 		return `"nothing is left" with ${room} left`;
+	if (f.next !== undefined) {
+		// a tool's answer: "used up" (do not call again) only when nothing is left
+		const usedUp = /^Nothing more can be started/.test(f.next);
+		if (usedUp !== (f.left === 0)) return `the tool says "${f.next}" with ${f.left} left`;
+		if (f.toolLeft !== f.left)
+			return `the tool's budget.left is ${f.toolLeft}, its message says ${f.left}`;
+	}
 	// the earlier items it counts are this run's, before it (one let through before the refusal
 	// may be refused or cancelled later: not told apart here)
 	const unit = run.kind === 'captions' ? capCost(r) : run.kind === 'create' ? JOB_COST : 0;
