@@ -3,7 +3,8 @@
  * regression test against the sandbox.
  */
 import { forgetLedgers } from '../../nodes/shared/budget/ledgerRead';
-import { chain, mediaGen, runWorkflow } from './harness';
+import { until } from '../sandbox/helpers';
+import { chain, mediaGen, runWorkflow, startWorkflow } from './harness';
 import { fastJobs, generationCreate, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
@@ -31,6 +32,36 @@ test('MediaGen’s clock a year ahead of n8n’s: a run that waits for jobs queu
 	expect(r.error).toBeUndefined();
 	expect(r.json('Generate').map((o) => o.status)).toEqual(['completed', 'completed', 'completed']);
 	expect(Date.now() - started).toBeLessThan(30_000);
+}, 120_000);
+
+test('MediaGen’s clock jumping a day while a job runs: the next jobs of the run are looked at when they end, not at the Wait timeout', async () => {
+	// the simulation turns MediaGen's clock past the period's end while jobs run: a job then ran a
+	// day on MediaGen's clock, and the poller waited for the job after it as long as that, up to
+	// its 10-minute deadline; a job cannot have run longer than n8n saw pass from its create
+	sb.control.setConfig({ concurrentJobs: 1 });
+	sb.control.holdJobs();
+	const started = startWorkflow(
+		chain(
+			[1, 2, 3].map((row) => ({ row })),
+			[
+				mediaGen('Generate', generationCreate({}, 5_000, '={{ "row " + $json.row }}'), {
+					typeVersion: 2,
+				}),
+			],
+		),
+		{ credentials: creds() },
+	);
+	await until(() => sb.control.requests({ method: 'POST', path: '/generations$' }).length === 3);
+	sb.control.stepJobs(); // the first job runs
+	sb.control.setClock(Date.now() + 86_400_000);
+	sb.control.stepJobs(); // it ends a day later on MediaGen's clock; the second runs
+	sb.control.releaseJobs();
+	const t = Date.now();
+	const r = await started.done;
+	expect(r.error).toBeUndefined();
+	expect(r.json('Generate').map((o) => o.status)).toEqual(['completed', 'completed', 'completed']);
+	expect(Date.now() - t).toBeLessThan(30_000);
+	sb.control.setClock(null);
 }, 120_000);
 
 test('an entry of a type the spec does not list, in the older part of the period, is counted by a first read that reads that part as settled entries only', async () => {
