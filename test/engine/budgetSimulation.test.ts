@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 /**
  * The credit budget's randomized simulation (issue #38; test/sim/budget.ts) in `npm test`: a fixed
  * seed and number of cases, each a random budget, ledger history and sequence of commands (n8n

@@ -790,13 +790,7 @@ function check(r: Real): BudgetCaseResult {
 	}
 
 	// 1. spending over the budget, per claim of an n8n run
-	const claims: Array<{
-		seen: Seen;
-		gen?: string;
-		entry: Entry;
-		cost: number;
-		kind: 'job' | 'now';
-	}> = [];
+	const claims: Claimed[] = [];
 	for (const s of r.seen) {
 		if (s.exec === 'outside') continue;
 		if (s.gen) {
@@ -853,9 +847,18 @@ function check(r: Real): BudgetCaseResult {
 }
 
 /** Why an n8n charge over the budget is one the documented bounds allow (true), or what is wrong. */
+/** A charging call of an n8n run: its request, its claim's entry (reserve or charge), its cost. */
+interface Claimed {
+	seen: Seen;
+	gen?: string;
+	entry: Entry;
+	cost: number;
+	kind: 'job' | 'now';
+}
+
 function excused(
 	r: Real,
-	c: { seen: Seen; gen?: string; entry: Entry; cost: number; kind: 'job' | 'now' },
+	c: Claimed,
 	ledger: Entry[],
 	limits: { budget: number; floor: number },
 	since: (at: number) => number,
@@ -863,9 +866,37 @@ function excused(
 	const own = r.seen.filter((s) => s.exec === c.seen.exec);
 	const decision = own.filter((s) => s.read && (s.answered ?? Infinity) < c.seen.came).at(-1);
 	if (!decision?.read) return 'sent without a read of the ledger before it';
-	const period = since(decision.read.now);
-	if (period !== since(c.entry.at)) return { allowed: 'decided in the period before' };
-	const at = standing(ledger, period, decision.read.newest, limits).now;
+	const period = since(c.entry.at);
+	if (period === since(decision.read.now)) {
+		const fit = fitted(r, c, decision, ledger, limits, period);
+		if (fit) return fit;
+	} else if (c.kind === 'now') return { allowed: 'decided in the period before' };
+	// charged at once: runs (or work outside n8n) that booked since its run's read (the race)
+	if (c.kind === 'now')
+		return { allowed: /highlights$/.test(c.seen.path) ? 'no estimate' : 'charged at once, race' };
+	// a job (also one let through in the period before): judged at its run's next look
+	const charge = ledger.find((e) => e.type === 'charge' && e.gen === c.gen)!;
+	const next = own.find((s) => s.read && s.came > (c.seen.answered ?? Infinity));
+	if (!next?.read) return 'its run never looked at the ledger after it was created';
+	if (since(next.read.now) !== period) return { allowed: 'looked again in the next period' };
+	if (charge.id <= next.read.newest) return { allowed: 'ended before its run looked again' };
+	// over at that look, its cancel too late: the job ended first (docs/budget.md, the rule)
+	if (own.some((s) => s.method === 'POST' && s.path.endsWith(`/${c.gen}/cancel`)))
+		return { allowed: 'ended before its cancel' };
+	return `the job was still held at its run's next look (entry ${next.read.newest}) and was not cancelled`;
+}
+
+/** Whether an item fitted in what its run's last read before it left: undefined, or what is wrong. */
+function fitted(
+	r: Real,
+	c: Claimed,
+	decision: Seen,
+	ledger: Entry[],
+	limits: { budget: number; floor: number },
+	period: number,
+): string | undefined {
+	const own = r.seen.filter((s) => s.exec === c.seen.exec);
+	const at = standing(ledger, period, decision.read!.newest, limits).now;
 	const between = own.filter(
 		(s) => s.came > (decision.answered ?? 0) && s.came < c.seen.came && (s.gen || s.charge),
 	);
@@ -881,17 +912,7 @@ function excused(
 			return `sent without an estimate though its run's last read left nothing (room ${at.room}, earlier items ${earlier})`;
 	} else if (at.room - earlier < c.cost)
 		return `sent though its run's last read left ${at.room - earlier} (room ${at.room}, earlier items ${earlier})`;
-	// charged at once: runs (or work outside n8n) that booked since its run's read (the race)
-	if (c.kind === 'now') return { allowed: unpriced ? 'no estimate' : 'charged at once, race' };
-	const charge = ledger.find((e) => e.type === 'charge' && e.gen === c.gen)!;
-	const next = own.find((s) => s.read && s.came > (c.seen.answered ?? Infinity));
-	if (!next?.read) return 'its run never looked at the ledger after it was created';
-	if (since(next.read.now) !== period) return { allowed: 'looked again in the next period' };
-	if (charge.id <= next.read.newest) return { allowed: 'ended before its run looked again' };
-	// over at that look, its cancel too late: the job ended first (docs/budget.md, the rule)
-	if (own.some((s) => s.method === 'POST' && s.path.endsWith(`/${c.gen}/cancel`)))
-		return { allowed: 'ended before its cancel' };
-	return `the job was still held at its run's next look (entry ${next.read.newest}) and was not cancelled`;
+	return undefined;
 }
 
 function judgeRefusal(
