@@ -51,6 +51,8 @@ const mediaGenNode = nodeFactory(ACTION_NODES.mediaGen);
 const MARK = 'x-budget-sim';
 const MINUTE = 60_000;
 const JOB_COST = 4;
+/** A run of the simulation's jobs (2 s at most) that takes longer than this waited for nothing. */
+const SLOW_RUN_MS = 90_000;
 
 // ---------------------------------------------------------------------------------------------
 // The case
@@ -179,6 +181,8 @@ interface Run {
 	cost: number;
 	done: Promise<RunResult>;
 	result?: RunResult;
+	/** How long it ran (ms). */
+	ms?: number;
 }
 
 /** `tool`: an AI agent calling Generation → Create as a tool, once per item (one run per call). */
@@ -295,8 +299,10 @@ class StartRun implements Cmd {
 			cost,
 			done: started.done,
 		};
+		const t = Date.now();
 		run.done = started.done.then((result) => {
 			run.result = result;
+			run.ms = Date.now() - t;
 			return result;
 		});
 		r.runs.push(run);
@@ -783,6 +789,9 @@ function check(r: Real): BudgetCaseResult {
 
 	// other run failures than the budget's: the case cannot be judged
 	for (const run of r.runs) {
+		// its jobs take at most 2 s: a run that takes minutes waited for nothing (the poller)
+		if ((run.ms ?? 0) > SLOW_RUN_MS)
+			violations.push(`${run.exec}: the run took ${Math.round((run.ms ?? 0) / 1000)} s`);
 		const e = run.result?.error;
 		// refused by the budget, 402, or a job cancelled outside n8n while the run waited for it
 		if (e && !/^Credit budget|Not enough credits|^Job \S+ cancelled/.test(e.message))
