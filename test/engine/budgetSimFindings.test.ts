@@ -111,3 +111,67 @@ test('an entry of a type the spec does not list, in the older part of the period
 	expect(sb.control.credits('main').balance).toBe(before);
 	sb.control.setClock(null);
 });
+
+test('the day turns between the two first pages of a first read: what is booked after midnight counts for the new day, not the day before', async () => {
+	// the simulation found a first read taking the period from its first page (23:58) and the
+	// entries from its second (after midnight): the new day's charge counted for the day before,
+	// which then had nothing left
+	const midnight = Date.UTC(2027, 2, 15);
+	sb.control.setClock(midnight - 40 * 60_000);
+	sb.control.bookLedger('main', [
+		// more than a page of the ledger: failed jobs, nothing spent
+		...Array.from({ length: 60 }, (_, i) => [
+			{
+				type: 'reserve' as const,
+				amount: -1,
+				generationId: `busy-${i}`,
+				at: midnight - 30 * 60_000 + 2 * i,
+			},
+			{
+				type: 'release' as const,
+				amount: 1,
+				generationId: `busy-${i}`,
+				at: midnight - 30 * 60_000 + 2 * i + 1,
+			},
+		]).flat(),
+		{ type: 'charge', amount: -2, at: midnight - 2 * 60_000 },
+	]);
+	sb.control.setClock(midnight - 90_000);
+	let turned = false;
+	const ungate = sb.control.gateRequests(async (r) => {
+		// after the read's first page, before its list of active generations: midnight passes and
+		// 2 credits are charged on the new day
+		if (turned || r.method !== 'GET' || !r.path.endsWith('/generations')) return;
+		turned = true;
+		sb.control.setClock(midnight + 12 * 60_000);
+		sb.control.bookLedger('main', [{ type: 'charge', amount: -2, at: midnight + 12 * 60_000 }]);
+	});
+	try {
+		const credentials = creds();
+		Object.assign(credentials.mediaGenApi, {
+			budgetPeriod: 'day',
+			budgetTimeZone: 'UTC',
+			budgetCredits: 4,
+		});
+		const r = await runWorkflow(
+			chain(
+				[{ row: 1 }],
+				[
+					mediaGen('Generate', generationCreate({}, 5_000, '={{ "row " + $json.row }}'), {
+						typeVersion: 2,
+						continueOnFail: true,
+					}),
+				],
+			),
+			{ credentials },
+		);
+		expect(turned).toBe(true);
+		// the new day: 2 spent, 2 left (not "nothing is left": 2 + 2 counted for the day before)
+		expect(String(r.json('Generate')[0].error)).toMatch(
+			/^Credit budget: item 1 \(Create\) was refused; it needs an estimated 4 credits, 2 credits left of the budget of 4 credits per day: spent 2, reserved 0 this day$/,
+		);
+	} finally {
+		ungate();
+		sb.control.setClock(null);
+	}
+});
