@@ -175,10 +175,6 @@ interface Seen {
 interface Run {
 	exec: string;
 	kind: RunKind;
-	items: number;
-	continueOnFail: boolean;
-	/** What one item costs (Highlights: its count, not known to the node before). */
-	cost: number;
 	done: Promise<RunResult>;
 	result?: RunResult;
 	/** How long it ran (ms). */
@@ -285,20 +281,7 @@ class StartRun implements Cmd {
 			credentials: r.credentials,
 			requestHeaders: { [MARK]: exec },
 		});
-		const cost =
-			this.kind === 'create' || this.kind === 'tool'
-				? JOB_COST
-				: this.kind === 'captions'
-					? 0
-					: this.count;
-		const run: Run = {
-			exec,
-			kind: this.kind,
-			items: this.items,
-			continueOnFail: this.continueOnFail,
-			cost,
-			done: started.done,
-		};
+		const run: Run = { exec, kind: this.kind, done: started.done };
 		const t = Date.now();
 		run.done = started.done.then((result) => {
 			run.result = result;
