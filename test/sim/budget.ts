@@ -798,6 +798,13 @@ function check(r: Real): BudgetCaseResult {
 	/** Credits over the budget by the documented bound that allows them. */
 	const allowed = new Map<string, number>();
 	for (const c of claims) {
+		// every call an n8n run sent fitted in what its last read left (a job that did not is
+		// cancelled later, but should not have been sent)
+		const decision = decisionOf(r, c);
+		if (decision?.read && since(decision.read.now) === since(c.entry.at)) {
+			const fit = fitted(r, c, decision, ledger, limits, since(c.entry.at));
+			if (fit) violations.push(`${c.seen.exec} ${c.seen.method} ${c.seen.path}: ${fit}`);
+		}
 		const final = standing(ledger, since(c.entry.at), newest, limits);
 		const key = c.gen ?? `#${c.entry.id}`;
 		const charged = c.kind === 'now' || ledger.some((e) => e.type === 'charge' && e.gen === c.gen);
@@ -856,7 +863,7 @@ function excused(
 	since: (at: number) => number,
 ): { allowed: string } | string {
 	const own = r.seen.filter((s) => s.exec === c.seen.exec);
-	const decision = own.filter((s) => s.read && (s.answered ?? Infinity) < c.seen.came).at(-1);
+	const decision = decisionOf(r, c);
 	if (!decision?.read) return 'sent without a read of the ledger before it';
 	const period = since(c.entry.at);
 	if (period === since(decision.read.now)) {
@@ -877,6 +884,12 @@ function excused(
 		return { allowed: 'ended before its cancel' };
 	return `the job was still held at its run's next look (entry ${next.read.newest}) and was not cancelled`;
 }
+
+/** The last read of the ledger its run had answered when it sent a call. */
+const decisionOf = (r: Real, c: Claimed) =>
+	r.seen
+		.filter((s) => s.exec === c.seen.exec && s.read && (s.answered ?? Infinity) < c.seen.came)
+		.at(-1);
 
 /** Whether an item fitted in what its run's last read before it left: undefined, or what is wrong. */
 function fitted(
