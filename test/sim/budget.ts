@@ -3,31 +3,35 @@
  * fast-check draws a budget (per day, week or month, or only a floor; an amount, a floor, an IANA
  * zone, a start on a period's edge, DST days among them), a ledger history booked at the sandbox,
  * and a sequence of commands (`fc.commands`): n8n runs of Generation → Create (a job), Edit →
- * Create Captions (charged at once, with an estimate) and Edit → Highlights (charged at once,
- * no estimate), started while others still run; work outside n8n (a job, a charge); more history
- * booked (settled and failed jobs, immediate charges, grants, adjustments, entries of a type the
- * spec does not list); a job cancelled outside n8n (its reservation returned); MediaGen's clock
- * stepped or turned past the period's end; a new n8n process (what one process keeps of the
- * ledger forgotten, as a queue-mode worker starting). The runs are the real nodes in n8n-core's
- * engine (test/engine/harness.ts), over real HTTP to the sandbox; every request carries its
- * execution's mark and passes the sandbox's gate, which notes when it came and what it was
- * answered (the ledger's newest entry at each read of the ledger).
+ * Create Captions (charged at once, with an estimate), Edit → Highlights (charged at once, no
+ * estimate) and an AI agent calling Generation → Create as a tool, started while others still
+ * run; work outside n8n (a job, a charge); more history booked (settled and failed jobs,
+ * immediate charges, grants, adjustments, entries of a type the spec does not list, busy
+ * stretches of failed jobs); a job cancelled outside n8n (its reservation returned); MediaGen's
+ * clock stepped or turned past the period's end; a new n8n process (what one process keeps of
+ * the ledger forgotten, as a queue-mode worker starting). The runs are the real nodes in
+ * n8n-core's engine (test/engine/harness.ts), over real HTTP to the sandbox; every request
+ * carries its execution's mark and passes the sandbox's gate, which notes when it came and what
+ * it was answered (the ledger's newest entry and MediaGen's clock at each read of the ledger).
  *
  * After the case, checked against the sandbox's ledger with this file's own walk of the rule
  * (`standing`, written from docs/budget.md, not the node's code):
- * 1. spending: every charge of an n8n run that the period's charges, in booking order, put over
- *    the budget (or under the floor) is one the documented bounds allow: the item fitted in what
- *    its run's last read of the ledger left (less its earlier items since), or (no estimate) that
- *    read left something and no other call without an estimate was sent since; and a job was
- *    charged before its run looked again (or before its cancel), or that look was in another
- *    period. The over amount per period is summed in the case's summary;
+ * 1. spending: every call an n8n run sent fitted in what its run's last read of the ledger left
+ *    (less its items sent since), or (no estimate) that read left something and no other call
+ *    without an estimate was sent since; every charge of an n8n run that the period's charges,
+ *    in booking order, put over the budget (or under the floor) is one the documented bounds
+ *    allow: a call charged at once (the race), or a job charged before its run looked again (or
+ *    before its cancel), or whose run's next look was in another period. The credits over per
+ *    period are summed in the case's summary, by the bound that allows them;
  * 2. refusals: the figures a refusal states (spent, reserved, balance, blocked) are those of one
  *    of its run's reads of the ledger, walked here; what it says is left is what they leave less
  *    the run's earlier items; it needs more than that (an estimate above it, or nothing left for
- *    a call without one); the earlier items it counts are at most the run's earlier items not
- *    refused. A cancellation: the job's reservation was over at one of the run's reads, its
- *    figures those before it there, and the job was not charged;
- * 3. wording: "nothing is left for it" only when the read left nothing.
+ *    a call without one); the earlier items it counts are at most the run's items before it. A
+ *    cancellation: the job's reservation was over at one of the run's reads, its figures those
+ *    before it there, and the job was not charged;
+ * 3. wording: "nothing is left for it" only when the read left nothing; a tool's answer says the
+ *    budget is used up only when nothing is left;
+ * 4. no run (its jobs take 2 s at most) takes more than 90 s.
  */
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
