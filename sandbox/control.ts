@@ -68,6 +68,8 @@ export interface SandboxControl {
 	/** Sets a workspace's spendable balance (books an adjustment in the ledger). */
 	setCredits(workspace: WorkspaceRef, balance: number): CreditsJson;
 	credits(workspace: WorkspaceRef): CreditsJson;
+	/** A copy of a workspace's whole ledger in booking order (what `GET /credits/ledger?all=true` pages). */
+	ledger(workspace: WorkspaceRef): LedgerEntry[];
 	/**
 	 * Books ledger entries as they are (a workspace's history at scale, e.g. a month of 100,000
 	 * jobs, without running them): each changes the balance; `at` (ms) is its `created_at`.
@@ -137,6 +139,7 @@ export function makeControl(app: App): SandboxControl {
 			return creditsView(ws);
 		},
 		credits: (ref) => creditsView(app.state.workspace(ref)),
+		ledger: (ref) => app.state.workspace(ref).ledger.map((e) => ({ ...e })),
 		bookLedger: (ref, entries) => {
 			const ws = app.state.workspace(ref);
 			for (const e of entries)

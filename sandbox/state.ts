@@ -198,8 +198,12 @@ export interface LedgerEntry {
 	created_at: string;
 }
 
-/** The ledger's settled types: what `GET /credits/ledger` lists without `all`. */
-export const SETTLED_TYPES = new Set<LedgerEntry['type']>(['grant', 'adjustment', 'charge']);
+/**
+ * What `GET /credits/ledger` lists without `all`: every entry but the reservation bookkeeping
+ * (`reserve`, `release`), also one of a type booked through the control that the sandbox never
+ * books itself (docs/api-assumptions.md, "Ledger reads of the credit budget").
+ */
+const isSettled = (type: string) => type !== 'reserve' && type !== 'release';
 
 export interface IdempotencyRecord {
 	bodyHash: string;
@@ -282,11 +286,11 @@ export class Workspace {
 			created_at: at ?? now(),
 		};
 		this.ledger.push(e);
-		if (SETTLED_TYPES.has(type)) this.settledEntries.push(e);
+		if (isSettled(type)) this.settledEntries.push(e);
 		return e;
 	}
 
-	/** The settled entries (grant, adjustment, charge) in booking order: `GET /credits/ledger`. */
+	/** The settled entries (all but reserve and release) in booking order: `GET /credits/ledger`. */
 	settled(): LedgerEntry[] {
 		return this.settledEntries;
 	}

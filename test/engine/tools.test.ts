@@ -6,112 +6,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
-import { NodeConnectionTypes, sleep } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 import { TOOL_MODE } from '../../nodes/shared/jobs/toolCall';
 import type { TestNode } from './harness';
-import { chain, NODE_TYPES, runWorkflow } from './harness';
+import { runWorkflow } from './harness';
 import { useSandbox } from './setup';
+import type { Step } from './toolAgent';
+import { agentWorkflow, lastToolContext } from './toolAgent';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
-
-interface ToolLike {
-	name: string;
-	description: string;
-	metadata?: { sourceNodeName?: string };
-	invoke(args: IDataObject): Promise<unknown>;
-}
-
-interface Step {
-	tool: string;
-	/** Arguments; a string "$prev.a.b" is read from the previous answer (a model copying an id). */
-	args: IDataObject;
-}
-
-function fromPrevious(args: IDataObject, previous: unknown): IDataObject {
-	const out: IDataObject = {};
-	for (const [k, v] of Object.entries(args)) {
-		out[k] =
-			typeof v === 'string' && v.startsWith('$prev.')
-				? (v
-						.slice(6)
-						.split('.')
-						.reduce<unknown>((o, key) => (o as Record<string, unknown>)?.[key], previous) as string)
-				: v;
-	}
-	return out;
-}
-
-/** A test agent: calls its connected tools as its script says and outputs every answer. */
-class ScriptedAgent implements INodeType {
-	description = {
-		displayName: 'Scripted Agent',
-		name: 'scriptedAgent',
-		group: ['transform'],
-		version: 1,
-		description: 'Calls tools in a scripted order',
-		defaults: { name: 'Agent' },
-		inputs: [
-			NodeConnectionTypes.Main,
-			{ type: NodeConnectionTypes.AiTool, displayName: 'Tools', required: true },
-		],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'Script', name: 'script', type: 'json', default: '[]' }],
-	} as INodeTypeDescription;
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const connected = await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0);
-		const tools = (Array.isArray(connected) ? connected : [connected]) as ToolLike[];
-		const script = JSON.parse(this.getNodeParameter('script', 0) as string) as Step[];
-		const out: INodeExecutionData[] = [];
-		let previous: unknown = {};
-		for (const step of script) {
-			const tool = tools.find((t) => t.metadata?.sourceNodeName === step.tool);
-			if (!tool) throw new Error(`No tool ${step.tool}`);
-			try {
-				const answer = JSON.parse(String(await tool.invoke(fromPrevious(step.args, previous))));
-				previous = Array.isArray(answer) ? answer[0] : answer;
-				out.push({ json: { tool: step.tool, answer, description: tool.description } });
-			} catch (error) {
-				out.push({
-					json: { tool: step.tool, error: (error as Error).message, description: tool.description },
-				});
-			}
-		}
-		return [out];
-	}
-}
-
-// What n8n's loader makes of a usableAsTool node (packages/cli tool generation): the same node,
-// named `…Tool`, with an ai_tool output instead of main.
-const v2 = new MediaGen().getNodeType(2);
-/** The context n8n-core ran the tool with, kept to check the APIs the nodes use exist there. */
-let toolContext: IExecuteFunctions | undefined;
-const keepContext = (ctx: IExecuteFunctions) => {
-	toolContext = ctx;
-};
-NODE_TYPES['n8n-nodes-mediagen.mediaGenTool'] = {
-	...v2,
-	async execute(this: IExecuteFunctions) {
-		keepContext(this);
-		return await v2.execute!.call(this);
-	},
-	description: {
-		...v2.description,
-		name: 'mediaGenTool',
-		inputs: [],
-		outputs: [NodeConnectionTypes.AiTool],
-	},
-} as INodeType;
-NODE_TYPES['test.scriptedAgent'] = new ScriptedAgent();
 
 const fromAI = (key: string, what: string) => `={{ $fromAI('${key}', '${what}', 'string') }}`;
 const byId = (key: string, what: string) => ({ __rl: true, mode: 'id', value: fromAI(key, what) });
@@ -157,22 +62,11 @@ async function agentRun(
 	overrides: Record<string, IDataObject> = {},
 	credentials = creds(),
 ) {
-	const agent: TestNode = {
-		name: 'Agent',
-		type: 'test.scriptedAgent',
-		parameters: { script: JSON.stringify(script) },
-	};
 	const tools = TOOLS.map((t) => ({
 		...t,
 		parameters: { ...t.parameters, ...overrides[t.name] },
 	})) as TestNode[];
-	const workflow = chain([{}], [agent, ...tools]);
-	workflow.connections = {
-		Items: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
-		...Object.fromEntries(
-			TOOLS.map((t) => [t.name, { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] }]),
-		),
-	};
+	const workflow = agentWorkflow(script, tools);
 	const result = await runWorkflow(workflow, { credentials });
 	if (result.error) throw new Error(`${result.error.message} ${result.error.description ?? ''}`);
 	return result.json('Agent');
@@ -306,6 +200,7 @@ test('every n8n API the nodes call exists in the context n8n-core runs a tool wi
 	await agentRun([
 		{ tool: 'Get Generation', args: { generationId: '00000000-0000-4000-8000-000000000000' } },
 	]);
+	const toolContext = lastToolContext();
 	expect(toolContext?.constructor.name).toBe('SupplyDataContext');
 	const dir = join(__dirname, '..', '..', 'nodes', 'shared');
 	const source = (readdirSync(dir, { recursive: true }) as string[])

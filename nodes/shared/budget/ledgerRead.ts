@@ -251,8 +251,9 @@ function straddlers(ordered: LedgerEntry[], pending: Set<string>) {
  */
 async function firstRead(
 	source: LedgerSource,
-	since: number,
-): Promise<{ known: Known; requests: number }> {
+	sinceOf: (now: number) => number,
+	now: number,
+): Promise<{ known: Known; requests: number; now: number }> {
 	let requests = 0;
 	const active = await source.active();
 	if (active) requests += active.requests;
@@ -261,9 +262,16 @@ async function firstRead(
 	const recent: LedgerEntry[] = [];
 	let before: number | undefined;
 	let whole = false;
+	let since = 0;
 	for (;;) {
 		const page = await source.page(true, before);
 		requests++;
+		if (before === undefined) {
+			// the period of this page's clock: it may hold entries booked after the read's first
+			// page, and the period may have turned since (they belong to the next one)
+			now = page.date ?? now;
+			since = sinceOf(now);
+		}
 		for (const e of page.entries) {
 			recent.push(e);
 			if (e.type === 'reserve' && e.gen) pending.delete(e.gen);
@@ -285,7 +293,7 @@ async function firstRead(
 	}
 	const ordered = recent.reverse();
 	const last = ordered.at(-1);
-	if (whole) return { known: windowOf(since, ordered, last), requests };
+	if (whole) return { known: windowOf(since, ordered, last), requests, now };
 	const base = ordered[0];
 	const settled = await settledPart(source, since, base.id);
 	const around = await aroundStart(source, since, settled.edge);
@@ -307,6 +315,7 @@ async function firstRead(
 			last,
 		},
 		requests,
+		now,
 	};
 }
 
@@ -321,7 +330,7 @@ export async function readFrom(
 ): Promise<LedgerRead> {
 	const top = await source.page(true);
 	let requests = 1;
-	const now = top.date ?? Date.now();
+	let now = top.date ?? Date.now();
 	const since = sinceOf(now);
 	let cached = known.get(key);
 	// a ledger that has fewer entries than this process knows is not the one it read
@@ -362,9 +371,10 @@ export async function readFrom(
 			const ordered = [...top.entries].reverse();
 			next = windowOf(since, ordered, ordered.at(-1));
 		} else {
-			const first = await firstRead(source, since);
+			const first = await firstRead(source, sinceOf, now);
 			requests += first.requests;
 			next = first.known;
+			now = first.now;
 		}
 	}
 	next = fold(next);

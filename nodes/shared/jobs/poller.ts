@@ -48,6 +48,8 @@ export interface PendingJob {
 	errorsInARow: number;
 	polls: number;
 	result?: IDataObject;
+	/** When this side first saw it completed (local clock). */
+	doneAt?: number;
 	error?: Error;
 }
 
@@ -113,8 +115,10 @@ function observe(
 ): void {
 	job.record = record;
 	const status = String(record.status);
-	if (status === 'completed') job.result = record;
-	else if (DONE.has(status) && ctx) job.error = failure(ctx, job, record);
+	if (status === 'completed') {
+		job.result = record;
+		job.doneAt ??= at;
+	} else if (DONE.has(status) && ctx) job.error = failure(ctx, job, record);
 	if (status !== 'queued' && job.runningSince === undefined) {
 		const since = timeOf(record.started_at);
 		// the service's clock, kept within what this side saw (creation .. now)
@@ -181,7 +185,13 @@ function learnedRunningMs(jobs: PendingJob[]): number | undefined {
 		if (!job.result || job.runningSince === undefined) continue;
 		const end = timeOf(job.record.completed_at);
 		if (end === undefined) continue;
-		const ms = end - job.runningSince;
+		// both ends on the service's clock (MediaGen's clock may be far from this side's), and
+		// never longer than this side saw pass from the create to the job done (a clock that
+		// jumped meanwhile)
+		const ms = Math.min(
+			end - (timeOf(job.record.started_at) ?? job.runningSince),
+			(job.doneAt ?? Infinity) - job.startedAt + 1000,
+		);
 		if (ms > 0 && (best === undefined || ms < best)) best = ms;
 	}
 	return best;
