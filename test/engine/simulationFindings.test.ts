@@ -14,6 +14,18 @@
  *   to another iteration was charged again and the lost try's job of the last rows named nowhere
  *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions).
  *
+ * - its adversary's cases (the MediaGen node's settings, faults): with On Error set to the error
+ *   output, a failed item stayed on the regular output (n8n moves only items whose JSON holds
+ *   nothing but error, message and details); with Continue On Fail, a create whose answer was
+ *   lost (a 5xx after the work, a dropped connection) failed its item while MediaGen had made
+ *   and charged the job, named nowhere, and no Retry would follow (the execution succeeded);
+ *   with Continue On Fail and Retry On Fail, n8n ran the node again (its first item had failed)
+ *   and the node, whose run had ended without an error, had forgotten what it did: the items
+ *   already charged (an answered dub, every dropped caption call) were charged again (seed 36 of
+ *   the adversary: Edit → Create Captions charged 6 times for one row); with Continue On Fail,
+ *   rows C, C of Edit → Dub and the first dub's answer lost, the lookup saw both dubs and could
+ *   not tell which was the first item's; it named neither (seed 36 of the adversary, shrunk).
+ *
  * And what its concurrent cases (test/sim/concurrent.ts: executions at once, the interleaving
  * drawn by fast-check's scheduler) found, written here as plain crash tests:
  * - Edit → Dub, rows es and fr, n8n killed after the es dub was made; another workflow dubs the
@@ -193,6 +205,97 @@ describe('Generation → Create in Loop Over Items, more shapes (n8n 2.x)', () =
 		expect(result.summary).toMatch(/retry creates 0, retry ok/);
 	}, 120_000);
 });
+
+/** The adversary's cases (test/sim/scenario.ts adversaryScenario): n8n not killed, a fault. */
+const continuing: Scenario = { ...base, shape: 'plain', rows: ['A', 'B'], kill: { at: 'none' } };
+
+const adversaryCases: Array<[string, Partial<Scenario>, RegExp]> = [
+	[
+		'Generation → Create with the error output, item 1’s create refused (402): it goes to the error branch, with its row',
+		{
+			adversary: {
+				settings: { onError: 'continueErrorOutput' },
+				fault: { kind: 'refused', k: 1, times: 1 },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Generation → Create with Continue On Fail, item 1’s answer lost (502 after the work, 5 tries): the item gets its job',
+		{
+			adversary: {
+				settings: { onError: 'continueRegularOutput' },
+				fault: { kind: 'lost', k: 1, times: 5 },
+			},
+		},
+		/first run creates 6, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with Continue On Fail, item 1’s connection dropped after the work (no key: not sent again): found by its record',
+		{
+			kind: 'dub',
+			adversary: {
+				settings: { onError: 'continueRegularOutput' },
+				fault: { kind: 'drop', k: 1, times: 1 },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with the error output, item 2’s answers lost every time: found, nothing on the error branch',
+		{
+			kind: 'dub',
+			adversary: {
+				settings: { onError: 'continueErrorOutput' },
+				fault: { kind: 'lost', k: 2, times: 'all' },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with the error output, rows C, C (the same dub twice), item 1’s answer lost: item 2’s dub is not taken for it',
+		{
+			kind: 'dub',
+			rows: ['C', 'C'],
+			adversary: {
+				settings: { onError: 'continueErrorOutput' },
+				fault: { kind: 'lost', k: 1, times: 1 },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Create Captions with Continue On Fail and Retry On Fail, every answer dropped: n8n runs the node again, nothing charged again',
+		{
+			kind: 'captions',
+			rows: ['B', 'A'],
+			adversary: {
+				settings: {
+					onError: 'continueRegularOutput',
+					retryOnFail: { maxTries: 3, waitBetweenTries: 10 },
+				},
+				fault: { kind: 'drop', k: 1, times: 'all' },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with Continue On Fail and Retry On Fail, item 1 refused (402): n8n runs the node again, item 2 not dubbed again',
+		{
+			kind: 'dub',
+			adversary: {
+				settings: {
+					onError: 'continueRegularOutput',
+					retryOnFail: { maxTries: 2, waitBetweenTries: 10 },
+				},
+				fault: { kind: 'refused', k: 1, times: 1 },
+			},
+		},
+		/first run creates 3, ended without a Retry/,
+	],
+];
+
+onBothMajors('the MediaGen node’s On Error setting, n8n not killed', continuing, adversaryCases);
 
 describe('Edit → Dub, another execution at the same time (the concurrent simulation)', () => {
 	// Open finding (concurrent seed 1, path "0:4:0:3:4:4", shrunk: n8n 2.x, rows A, B = es, fr,
