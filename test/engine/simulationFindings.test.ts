@@ -4,7 +4,10 @@
  * the five invariants checked at the sandbox):
  * - a sub-workflow (Execute Workflow) under n8n's Retry of its parent (seed 36 in CI, seed 7):
  *   before nodes/shared/durable/calls.ts, n8n 1.x started the lost call's job again (two charged
- *   for one call) and n8n 2.x gave both calls of the sub-workflow the first call's job;
+ *   for one call) and n8n 2.x gave both calls of the sub-workflow the first call's job; the
+ *   parent's row edited before its Retry: the lost try's job of the old row was named nowhere
+ *   (adversary seed 3601, shrunk to fields of the first property: the sub-execution named only
+ *   its own jobs, and the lost try's were made by the parent's lost try's sub-executions);
  * - Edit → Dub (found by its record) with duplicate rows and another execution's dub of the same
  *   edit: the second row got the other execution's dub; a row edited before the Retry: its lost
  *   dub was charged and named nowhere; n8n's clock stepped 3 s and another execution's dub of the
@@ -12,8 +15,7 @@
  * - Generation → Create in Loop Over Items with rows added, removed or swapped before the Retry
  *   (seed 422599492): each iteration looked only at its own position's jobs, so a row that moved
  *   to another iteration was charged again and the lost try's job of the last rows named nowhere
- *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions).
- *
+ *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions);
  * - its adversary's cases (the MediaGen node's settings, faults): with On Error set to the error
  *   output, a failed item stayed on the regular output (n8n moves only items whose JSON holds
  *   nothing but error, message and details); with Continue On Fail, a create whose answer was
@@ -24,7 +26,10 @@
  *   already charged (an answered dub, every dropped caption call) were charged again (seed 36 of
  *   the adversary: Edit → Create Captions charged 6 times for one row); with Continue On Fail,
  *   rows C, C of Edit → Dub and the first dub's answer lost, the lookup saw both dubs and could
- *   not tell which was the first item's; it named neither (seed 36 of the adversary, shrunk).
+ *   not tell which was the first item's; it named neither (seed 36 of the adversary, shrunk);
+ *   n8n 1.x, a Wait node after Generation → Create, n8n killed after the create, its Retry
+ *   killed in the node after the Wait, Retry again: the job was created again (the lineage's
+ *   fingerprint took the Wait's recovered run, which the lost execution never had).
  *
  * And what its concurrent cases (test/sim/concurrent.ts: executions at once, the interleaving
  * drawn by fast-check's scheduler) found, written here as plain crash tests:
@@ -84,6 +89,21 @@ const cases: Array<[string, Partial<Scenario>, RegExp]> = [
 		'called from two branches, killed after both calls',
 		{ shape: 'subTwice', kill: { at: 'after' } },
 		/retry creates 0, retry ok/,
+	],
+	[
+		'called once, killed after it, the row edited before the Retry: the old row’s job named',
+		{ change: { kind: 'edit', at: 0, row: 'D' }, kill: { at: 'after' } },
+		/crash creates 1, retry creates 1, retry ok/,
+	],
+	[
+		'called from two branches, killed after both calls, the row edited, a day later: both old jobs named',
+		{
+			shape: 'subTwice',
+			change: { kind: 'edit', at: 0, row: 'D' },
+			kill: { at: 'after' },
+			dayPasses: true,
+		},
+		/retry ok/,
 	],
 ];
 
@@ -296,6 +316,25 @@ const adversaryCases: Array<[string, Partial<Scenario>, RegExp]> = [
 ];
 
 onBothMajors('the MediaGen node’s On Error setting, n8n not killed', continuing, adversaryCases);
+
+const retryKilled: Scenario = {
+	...base,
+	shape: 'plain',
+	kill: { at: 'create', k: 1 },
+	adversary: { settings: {}, wait: 'after', retryKill: { at: 'after' } },
+};
+
+onBothMajors(
+	'a Wait node after MediaGen, n8n killed at the create, its Retry killed after the Wait',
+	retryKilled,
+	[
+		[
+			'Retry again: the job is found, nothing created again',
+			{},
+			/crash creates 1, retry crash creates 0, retry creates 0, retry ok/,
+		],
+	],
+);
 
 describe('Edit → Dub, another execution at the same time (the concurrent simulation)', () => {
 	// Open finding (concurrent seed 1, path "0:4:0:3:4:4", shrunk: n8n 2.x, rows A, B = es, fr,
