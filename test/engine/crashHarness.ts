@@ -64,8 +64,9 @@ export interface CrashOptions extends RunOptions {
 	 */
 	clockOffsetMs?: number;
 	/**
-	 * The execution may end before the kill point: then nothing is killed and the result says
-	 * `ended` (its run as saved in `saved`), instead of a rejection.
+	 * The execution may end before the kill point, or before its SIGKILL lands (a kill point a
+	 * moment before the end): then the result says `ended` (its run as saved in `saved`), instead
+	 * of a rejection.
 	 */
 	mayEnd?: boolean;
 }
@@ -123,7 +124,7 @@ export async function crashExecution(
 	let outcome: string | undefined;
 	let ended: string | undefined;
 	child.on('message', (m: WorkerMessage) => {
-		if (m.type === 'done' && options.mayEnd && !killer.killedAt) {
+		if (m.type === 'done' && options.mayEnd) {
 			ended = m.status;
 			child.kill('SIGKILL');
 			return;
@@ -162,6 +163,7 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 		kill();
 	});
 	let unwatch = () => {};
+	let ungate = () => {};
 	let faultId: number | undefined;
 	const { control } = options.sandbox;
 	const matches = (method: string, p: string, want: { path: string; method?: string }) =>
@@ -170,15 +172,13 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 		let seen = 0;
 		// The kill follows the n-th answer at once, but on a loaded machine the child can send the
 		// next matching request before the SIGKILL lands: it is refused before any work (nothing
-		// made, nothing charged), so the kill point is the same whatever the timing.
-		faultId = control.addFault({
-			kind: 'fail',
-			path: at.path,
-			method: at.method,
-			skip: at.answered,
-			count: 1_000_000,
-			status: 503,
-		}).id;
+		// made, nothing charged), so the kill point is the same whatever the timing. The sandbox's
+		// request gate counts every matching request as it arrives, whatever faults the test
+		// injected besides (a fault's `skip` counts only the requests no earlier fault took).
+		let arrived = 0;
+		ungate = control.gateRequests(async (r) =>
+			matches(r.method, r.path, at) && ++arrived > at.answered ? 'refuse' : undefined,
+		);
 		unwatch = control.watchRequests((e: RequestEvent) => {
 			if (
 				e.type === 'answered' &&
@@ -220,6 +220,7 @@ function armKill(child: ChildProcess, options: CrashOptions, events: NodeEventMe
 			state.disarmed = true;
 			for (const t of timers) clearTimeout(t);
 			unwatch();
+			ungate();
 			if (faultId !== undefined) control.removeFault(faultId);
 		},
 	};

@@ -32,9 +32,13 @@ export interface TestNode {
 	typeVersion?: number;
 	parameters: INodeParameters;
 	continueOnFail?: boolean;
+	/** n8n's On Error setting: continue with the error as the item's output, or on the error output. */
+	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 	retryOnFail?: boolean;
 	maxTries?: number;
 	waitBetweenTries?: number;
+	alwaysOutputData?: boolean;
+	executeOnce?: boolean;
 }
 
 /**
@@ -96,9 +100,12 @@ export function workflowOf(
 					? { mediaGenApi: { id: 'cred-1', name: 'MediaGen sandbox' } }
 					: undefined,
 				continueOnFail: n.continueOnFail,
+				onError: n.onError,
 				retryOnFail: n.retryOnFail,
 				maxTries: n.maxTries,
 				waitBetweenTries: n.waitBetweenTries,
+				alwaysOutputData: n.alwaysOutputData,
+				executeOnce: n.executeOnce,
 			}),
 		),
 		connections,

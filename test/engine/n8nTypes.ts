@@ -25,6 +25,7 @@ import {
 	LoopOverItems,
 	TestItems,
 	TestSlow,
+	Wait,
 } from './testNodes';
 
 /** The credentials an execution of the harness runs with. */
@@ -42,6 +43,7 @@ export const NODE_TYPES: Record<string, INodeType | IVersionedNodeType> = {
 	'n8n-nodes-base.splitInBatches': new LoopOverItems(),
 	'n8n-nodes-base.executeWorkflow': new ExecuteWorkflow(),
 	'n8n-nodes-base.executeWorkflowTrigger': new ExecuteWorkflowTrigger(),
+	'n8n-nodes-base.wait': new Wait(),
 };
 
 export class NodeTypes implements INodeTypes {

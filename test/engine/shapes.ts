@@ -2,7 +2,7 @@
  * Workflow shapes for the engine harness: nodes in any `nodes` ARRAY order (the order n8n's crash
  * recovery walks), connected independently of it, with the workflow's settings (execution order
  * v1, as n8n gives new workflows; Save Execution Progress). Node factories for the test nodes of
- * ./testNodes.ts: items, slow, Loop Over Items, Execute Workflow and its trigger.
+ * ./testNodes.ts: items, slow, Wait, Loop Over Items, Execute Workflow and its trigger.
  */
 import type { IConnections, IDataObject, IWorkflowBase, IWorkflowSettings } from 'n8n-workflow';
 
@@ -76,6 +76,14 @@ export const slow = (
 	name,
 	type: 'test.slow',
 	parameters: { ms, retryMs },
+});
+
+/** Wait (version 1.1) for `seconds` (under 65: n8n waits in-process), then passes its input on. */
+export const wait = (name: string, seconds: number): TestNode => ({
+	name,
+	type: 'n8n-nodes-base.wait',
+	typeVersion: 1.1,
+	parameters: { resume: 'timeInterval', amount: seconds, unit: 'seconds' },
 });
 
 /** Loop Over Items (version 3): output 0 "done", output 1 "loop". */

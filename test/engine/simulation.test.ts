@@ -7,7 +7,9 @@
  * `npm run simulate -- --runs N` (or `--minutes M`) is the long soak. The second test runs the
  * concurrent cases (test/sim/concurrent.ts: executions on one key and the same records at once,
  * the order of their requests and n8n's kill drawn by fast-check's scheduler;
- * `npm run simulate -- --concurrent`).
+ * `npm run simulate -- --concurrent`). The third runs the adversary's cases (test/sim/scenario.ts
+ * adversaryScenario: the MediaGen node's settings, lost answers, n8n killed again during its
+ * Retry, a Wait node; `npm run simulate -- --adversary`).
  */
 import { simulate } from '../sim/simulate';
 import { fastJobs, useSandbox } from './setup';
@@ -37,4 +39,18 @@ test(`${CONCURRENT_CASES} concurrent cases, interleavings drawn by fast-check's 
 	});
 	expect(report.failure).toBeUndefined();
 	expect(report.cases).toBe(CONCURRENT_CASES);
+}, 600_000);
+
+/** Adversary cases per `npm test`: 1–10 s each here (see docs/development.md). */
+const ADVERSARY_CASES = 5;
+const ADVERSARY_SEED = 3639;
+
+test(`${ADVERSARY_CASES} adversary cases: node settings, lost answers, the Retry killed, a Wait node (seed ${ADVERSARY_SEED}): no invariant broken`, async () => {
+	const report = await simulate(sb, creds(), {
+		seed: ADVERSARY_SEED,
+		runs: ADVERSARY_CASES,
+		adversary: true,
+	});
+	expect(report.failure).toBeUndefined();
+	expect(report.cases).toBe(ADVERSARY_CASES);
 }, 600_000);

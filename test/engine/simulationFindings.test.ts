@@ -4,7 +4,10 @@
  * the five invariants checked at the sandbox):
  * - a sub-workflow (Execute Workflow) under n8n's Retry of its parent (seed 36 in CI, seed 7):
  *   before nodes/shared/durable/calls.ts, n8n 1.x started the lost call's job again (two charged
- *   for one call) and n8n 2.x gave both calls of the sub-workflow the first call's job;
+ *   for one call) and n8n 2.x gave both calls of the sub-workflow the first call's job; the
+ *   parent's row edited before its Retry: the lost try's job of the old row was named nowhere
+ *   (adversary seed 3601, shrunk to fields of the first property: the sub-execution named only
+ *   its own jobs, and the lost try's were made by the parent's lost try's sub-executions);
  * - Edit → Dub (found by its record) with duplicate rows and another execution's dub of the same
  *   edit: the second row got the other execution's dub; a row edited before the Retry: its lost
  *   dub was charged and named nowhere; n8n's clock stepped 3 s and another execution's dub of the
@@ -21,6 +24,20 @@
  *   Retry (a soak, seed 1815392650): its one B iteration took one dub, the other reached no item
  *   and was named nowhere (orphansOf now names, at the loop's last iteration, every job on the
  *   record that no iteration took).
+ * - its adversary's cases (the MediaGen node's settings, faults): with On Error set to the error
+ *   output, a failed item stayed on the regular output (n8n moves only items whose JSON holds
+ *   nothing but error, message and details); with Continue On Fail, a create whose answer was
+ *   lost (a 5xx after the work, a dropped connection) failed its item while MediaGen had made
+ *   and charged the job, named nowhere, and no Retry would follow (the execution succeeded);
+ *   with Continue On Fail and Retry On Fail, n8n ran the node again (its first item had failed)
+ *   and the node, whose run had ended without an error, had forgotten what it did: the items
+ *   already charged (an answered dub, every dropped caption call) were charged again (seed 36 of
+ *   the adversary: Edit → Create Captions charged 6 times for one row); with Continue On Fail,
+ *   rows C, C of Edit → Dub and the first dub's answer lost, the lookup saw both dubs and could
+ *   not tell which was the first item's; it named neither (seed 36 of the adversary, shrunk);
+ *   n8n 1.x, a Wait node after Generation → Create, n8n killed after the create, its Retry
+ *   killed in the node after the Wait, Retry again: the job was created again (the lineage's
+ *   fingerprint took the Wait's recovered run, which the lost execution never had).
  *
  * And what its concurrent cases (test/sim/concurrent.ts: executions at once, the interleaving
  * drawn by fast-check's scheduler) found, written here as plain crash tests:
@@ -89,6 +106,21 @@ const cases: Array<[string, Partial<Scenario>, RegExp]> = [
 	[
 		'called from two branches, the row edited before the Retry: the lost call’s job is named',
 		{ shape: 'subTwice', change: { kind: 'edit', at: 0, row: 'D' } },
+		/retry ok/,
+	],
+	[
+		'called once, killed after it, the row edited before the Retry: the old row’s job named',
+		{ change: { kind: 'edit', at: 0, row: 'D' }, kill: { at: 'after' } },
+		/crash creates 1, retry creates 1, retry ok/,
+	],
+	[
+		'called from two branches, killed after both calls, the row edited, a day later: both old jobs named',
+		{
+			shape: 'subTwice',
+			change: { kind: 'edit', at: 0, row: 'D' },
+			kill: { at: 'after' },
+			dayPasses: true,
+		},
 		/retry ok/,
 	],
 ];
@@ -256,6 +288,116 @@ onBothMajors(
 	'Edit → Dub in Loop Over Items, rows changed before the Retry',
 	dubInLoop,
 	dubLoopCases,
+);
+
+/** The adversary's cases (test/sim/scenario.ts adversaryScenario): n8n not killed, a fault. */
+const continuing: Scenario = { ...base, shape: 'plain', rows: ['A', 'B'], kill: { at: 'none' } };
+
+const adversaryCases: Array<[string, Partial<Scenario>, RegExp]> = [
+	[
+		'Generation → Create with the error output, item 1’s create refused (402): it goes to the error branch, with its row',
+		{
+			adversary: {
+				settings: { onError: 'continueErrorOutput' },
+				fault: { kind: 'refused', k: 1, times: 1 },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Generation → Create with Continue On Fail, item 1’s answer lost (502 after the work, 5 tries): the item gets its job',
+		{
+			adversary: {
+				settings: { onError: 'continueRegularOutput' },
+				fault: { kind: 'lost', k: 1, times: 5 },
+			},
+		},
+		/first run creates 6, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with Continue On Fail, item 1’s connection dropped after the work (no key: not sent again): found by its record',
+		{
+			kind: 'dub',
+			adversary: {
+				settings: { onError: 'continueRegularOutput' },
+				fault: { kind: 'drop', k: 1, times: 1 },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with the error output, item 2’s answers lost every time: found, nothing on the error branch',
+		{
+			kind: 'dub',
+			adversary: {
+				settings: { onError: 'continueErrorOutput' },
+				fault: { kind: 'lost', k: 2, times: 'all' },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with the error output, rows C, C (the same dub twice), item 1’s answer lost: item 2’s dub is not taken for it',
+		{
+			kind: 'dub',
+			rows: ['C', 'C'],
+			adversary: {
+				settings: { onError: 'continueErrorOutput' },
+				fault: { kind: 'lost', k: 1, times: 1 },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Create Captions with Continue On Fail and Retry On Fail, every answer dropped: n8n runs the node again, nothing charged again',
+		{
+			kind: 'captions',
+			rows: ['B', 'A'],
+			adversary: {
+				settings: {
+					onError: 'continueRegularOutput',
+					retryOnFail: { maxTries: 3, waitBetweenTries: 10 },
+				},
+				fault: { kind: 'drop', k: 1, times: 'all' },
+			},
+		},
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'Edit → Dub with Continue On Fail and Retry On Fail, item 1 refused (402): n8n runs the node again, item 2 not dubbed again',
+		{
+			kind: 'dub',
+			adversary: {
+				settings: {
+					onError: 'continueRegularOutput',
+					retryOnFail: { maxTries: 2, waitBetweenTries: 10 },
+				},
+				fault: { kind: 'refused', k: 1, times: 1 },
+			},
+		},
+		/first run creates 3, ended without a Retry/,
+	],
+];
+
+onBothMajors('the MediaGen node’s On Error setting, n8n not killed', continuing, adversaryCases);
+
+const retryKilled: Scenario = {
+	...base,
+	shape: 'plain',
+	kill: { at: 'create', k: 1 },
+	adversary: { settings: {}, wait: 'after', retryKill: { at: 'after' } },
+};
+
+onBothMajors(
+	'a Wait node after MediaGen, n8n killed at the create, its Retry killed after the Wait',
+	retryKilled,
+	[
+		[
+			'Retry again: the job is found, nothing created again',
+			{},
+			/crash creates 1, retry crash creates 0, retry creates 0, retry ok/,
+		],
+	],
 );
 
 describe('Edit → Dub, another execution at the same time (the concurrent simulation)', () => {

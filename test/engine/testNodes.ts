@@ -1,12 +1,13 @@
 /**
  * Node types the engine harness runs besides the package's own: a start node (`test.items`), a
- * slow node to kill a process in (`test.slow`), and faithful subsets of three n8n-nodes-base
+ * slow node to kill a process in (`test.slow`), and faithful subsets of four n8n-nodes-base
  * nodes under their own type names, so that a workflow here has the shape it has in n8n:
  * Loop Over Items (`n8n-nodes-base.splitInBatches` version 3), Execute Workflow
  * (`n8n-nodes-base.executeWorkflow`: source database, modes "once for all items" and "each item",
- * Wait For Sub-Workflow Completion) and its trigger (`n8n-nodes-base.executeWorkflowTrigger`,
- * passthrough). Each follows the node of n8n-nodes-base 2.40.7 (dist/nodes/SplitInBatches/v3,
- * dist/nodes/ExecuteWorkflow), read there; what is left out is named at each class.
+ * Wait For Sub-Workflow Completion), its trigger (`n8n-nodes-base.executeWorkflowTrigger`,
+ * passthrough) and Wait (`n8n-nodes-base.wait`, a time interval under 65 s). Each follows the
+ * node of n8n-nodes-base 2.40.7 (dist/nodes/SplitInBatches/v3, dist/nodes/ExecuteWorkflow,
+ * dist/nodes/Wait), read there; what is left out is named at each class.
  */
 import type {
 	IDataObject,
@@ -66,6 +67,57 @@ export class TestSlow implements INodeType {
 		const retryMs = this.getNodeParameter('retryMs', 0, -1) as number;
 		const inRetry = this.getMode() === 'retry' && retryMs >= 0;
 		await sleep(inRetry ? retryMs : (this.getNodeParameter('ms', 0) as number));
+		return [this.getInputData()];
+	}
+}
+
+/** The Wait node's units, in seconds (n8n-nodes-base dist/nodes/Wait/Wait.node.js). */
+const WAIT_UNIT_SECONDS: Record<string, number> = {
+	seconds: 1,
+	minutes: 60,
+	hours: 60 * 60,
+	days: 60 * 60 * 24,
+};
+
+/**
+ * Wait (`n8n-nodes-base.wait` version 1.1), Resume "After Time Interval": the amount in its
+ * unit; an interval under 65 s is waited in-process and the node returns its input (n8n's node
+ * sets a timer, and resolves at once when the execution is cancelled), as here with n8n-workflow's
+ * sleep. Left out: a longer interval (n8n puts the execution to wait in the database, which the
+ * harness does not model: it throws), resuming at a date, on a webhook or a form.
+ */
+export class Wait implements INodeType {
+	description = describe({
+		displayName: 'Wait',
+		name: 'wait',
+		group: ['organization'],
+		version: [1, 1.1],
+		description: 'Wait before continue with execution',
+		defaults: { name: 'Wait' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'Resume', name: 'resume', type: 'string', default: 'timeInterval' },
+			{ displayName: 'Wait Amount', name: 'amount', type: 'number', default: 5 },
+			{ displayName: 'Wait Unit', name: 'unit', type: 'string', default: 'seconds' },
+		],
+	});
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		if (this.getNodeParameter('resume', 0) !== 'timeInterval')
+			throw new NodeOperationError(this.getNode(), 'The harness models Resume: After Time Interval only');
+		const unit = WAIT_UNIT_SECONDS[this.getNodeParameter('unit', 0) as string];
+		const amount = this.getNodeParameter('amount', 0) as number;
+		if (!unit) throw new NodeOperationError(this.getNode(), 'Invalid wait unit.');
+		if (typeof amount !== 'number' || amount < 0)
+			throw new NodeOperationError(this.getNode(), 'Invalid wait amount.');
+		const waitMs = amount * unit * 1000;
+		if (waitMs >= 65_000)
+			throw new NodeOperationError(this.getNode(), 'The harness does not model waiting executions');
+		let cancelled = () => {};
+		const cancel = new Promise<void>((resolve) => (cancelled = resolve));
+		this.onExecutionCancellation(() => cancelled());
+		await Promise.race([sleep(waitMs), cancel]);
 		return [this.getInputData()];
 	}
 }

@@ -11,14 +11,32 @@
  *    call's for the second call);
  * 5. a Retry that fails does so by refusing and naming (Cannot tell …), nothing else.
  * Returns the broken invariants (empty: the case passed).
+ *
+ * An adversary's case (Scenario.adversary, ./scenario.ts) sets the MediaGen node's settings,
+ * injects a fault in the first run, may not kill n8n at all (then the run ends: a success is
+ * checked as it is, a failure is retried), kills n8n again during its Retry and retries that,
+ * and adds a Wait node. The invariants then read every output item as a job, an error (On
+ * Error: continue) or Always Output Data's empty item: (2) each row's item in order is its own
+ * job or an error, and with the error output no error item stays on the regular output; (3) an
+ * error item's text names a job like a hint does; (5) an error item refuses and names (Cannot
+ * tell …), as a failed Retry does, or is the drawn fault's own error (in the first run, or kept
+ * by a Retry that resumed after MediaGen from the saved data).
  */
-import type { IDataObject, ITaskData, IWorkflowBase } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	IRunExecutionData,
+	ITaskData,
+	IWorkflowBase,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { ACTION_NODES } from '../actionNodes';
 import type { Sandbox } from '../../sandbox';
 import { client } from '../sandbox/helpers';
-import { crashExecution, restart, retry } from '../engine/crashHarness';
+import type { CrashedExecution, KillPoint } from '../engine/crashHarness';
+import { crashExecution, crashRetry, restart, retry } from '../engine/crashHarness';
 import type { TestNode } from '../engine/harness';
 import { startWorkflow } from '../engine/harness';
 import { SavedExecutions } from '../engine/savedExecutions';
@@ -32,10 +50,11 @@ import {
 	shape,
 	slow,
 	subTrigger,
+	wait,
 } from '../engine/shapes';
 import { generationCreate, newEdit, nodeFactory, rl } from '../engine/setup';
-import type { Scenario } from './scenario';
-import { calls, rowsAfter } from './scenario';
+import type { Adversary, Fault, NodeSettings, Scenario } from './scenario';
+import { asked, calls, rowsAfter } from './scenario';
 
 const mediaGenNode = nodeFactory(ACTION_NODES.mediaGen);
 const editorNode = nodeFactory(ACTION_NODES.mediaGenEditor);
@@ -51,8 +70,19 @@ export interface Records {
 
 export type Api = ReturnType<typeof client>;
 
-/** The MediaGen node of the case's kind; each row's item holds `row` (and `edit`). */
+/** The node settings of n8n's Settings tab, as the workflow JSON holds them. */
+export function nodeSettings(set: NodeSettings = {}): Partial<TestNode> {
+	const { retryOnFail, ...rest } = set;
+	return retryOnFail ? { ...rest, retryOnFail: true, ...retryOnFail } : rest;
+}
+
+/** The MediaGen node of the case's kind, with the adversary's settings. */
 export function jobNode(s: Scenario, records: Records): TestNode {
+	return { ...kindNode(s, records), ...nodeSettings(s.adversary?.settings) };
+}
+
+/** The MediaGen node of the case's kind; each row's item holds `row` (and `edit`). */
+function kindNode(s: Scenario, records: Records): TestNode {
 	if (s.kind === 'generation')
 		return mediaGenNode('MediaGen', generationCreate({}, 300, '={{ "row " + $json.row }}'), {
 			typeVersion: 2,
@@ -83,31 +113,66 @@ const itemOf = (row: string, records: Records): IDataObject => ({
 
 const SUB_ID = 'wf-sim-sub';
 
+/** The Wait node's time (s): a fraction of a second, waited in-process as n8n does under 65 s. */
+export const WAIT_SECONDS = 0.3;
+
+/**
+ * The MediaGen node and the nodes next to it, with a Wait node before or after it (the
+ * adversary's `wait`): the nodes, the edges among them, the first node and the node(s) its
+ * successful items leave from (MediaGen's output 0, or the Wait after it).
+ */
+function around(s: Scenario, job: TestNode) {
+	const w = s.adversary?.wait;
+	const nodes = w ? [wait('Wait', WAIT_SECONDS), job] : [job];
+	const edges: Edge[] = w === 'before' ? [['Wait', 'MediaGen']] : w ? [['MediaGen', 'Wait']] : [];
+	return {
+		nodes,
+		edges,
+		first: w === 'before' ? 'Wait' : 'MediaGen',
+		last: w === 'after' ? 'Wait' : 'MediaGen',
+	};
+}
+
 /** The parent workflow and the sub-workflows of the case, with the rows given. */
 export function workflowsOf(s: Scenario, rows: string[], records: Records) {
 	const list = items(
 		'Rows',
 		rows.map((r) => itemOf(r, records)),
 	);
-	const job = jobNode(s, records);
-	const after = slow('Slow', 30_000, 0);
+	const job = around(s, jobNode(s, records));
+	const errorOutput = s.adversary?.settings.onError === 'continueErrorOutput';
+	// an adversary's case waits in the node after MediaGen only where n8n is killed in it (a run
+	// that ends before its kill point must not wait there)
+	const after = slow('Slow', s.adversary && s.kill.at !== 'after' ? 0 : 30_000, 0);
 	let nodes: TestNode[];
 	let edges: Edge[];
 	const workflows: IWorkflowBase[] = [];
 	if (s.shape === 'plain') {
-		nodes = [list, job, after];
-		edges = inOrder('Rows', 'MediaGen', 'Slow');
+		nodes = [list, ...job.nodes, after];
+		edges = [['Rows', job.first], ...job.edges, [job.last, 'Slow']];
+		// the error output's items go on to a node of their own
+		if (errorOutput) {
+			nodes.push(slow('Errors', 0, 0));
+			edges.push(['MediaGen', 'Errors', 1]);
+		}
 	} else if (s.shape === 'loop') {
-		nodes = [list, loop('Loop'), job, after];
+		nodes = [list, loop('Loop'), ...job.nodes, after];
 		edges = [
 			['Rows', 'Loop'],
-			['Loop', 'MediaGen', 1],
-			['MediaGen', 'Loop'],
+			['Loop', job.first, 1],
+			...job.edges,
+			[job.last, 'Loop'],
 			['Loop', 'Slow', 0],
 		];
+		// the error output's items go back to the loop too, as a workflow that handles them does
+		if (errorOutput) edges.push(['MediaGen', 'Loop', 1]);
 	} else {
 		workflows.push(
-			shape({ id: SUB_ID, nodes: [subTrigger('Start'), job], edges: inOrder('Start', 'MediaGen') }),
+			shape({
+				id: SUB_ID,
+				nodes: [subTrigger('Start'), ...job.nodes],
+				edges: [['Start', job.first], ...job.edges],
+			}),
 		);
 		if (s.shape === 'sub') {
 			nodes = [list, executeWorkflow('Call 1', SUB_ID), after];
@@ -195,6 +260,40 @@ async function otherWork(s: Scenario, api: Api, records: Records, row: string): 
 	return tasks.filter((t) => !before.has(t.id)).map((t) => String(t.id));
 }
 
+type Credentials = { mediaGenApi: { apiKey: string; baseUrl: string } };
+
+/** The workflow and sub-workflows of a run. */
+type Workflows = { workflow: IWorkflowBase; workflows: IWorkflowBase[] };
+
+/**
+ * What became of the first run: killed (`crashed`), or ended (`error` or `success`, its data as
+ * n8n saved it).
+ */
+interface FirstRun {
+	executionId: string;
+	status: 'crashed' | 'error' | 'success';
+	crashed?: CrashedExecution;
+	data?: IRunExecutionData;
+}
+
+/** A run of n8n-core in this process, n8n not dying: it ends, and n8n saves it whole. */
+async function runHere(
+	s: Scenario,
+	workflows: Workflows,
+	saved: SavedExecutions,
+	credentials: Credentials,
+): Promise<FirstRun> {
+	const executionId = saved.nextId();
+	const r = await startWorkflow(workflows.workflow, {
+		credentials,
+		saved,
+		n8nMajor: s.n8nMajor,
+		workflows: workflows.workflows,
+		executionId,
+	}).done;
+	return { executionId, status: r.error ? 'error' : 'success', data: r.run.data };
+}
+
 /**
  * The first try of a `refused` case: n8n-core runs the workflow in this process, the k-th create
  * is answered 402 (credits ran out: nothing made), the node fails and n8n saves the failed
@@ -204,10 +303,10 @@ async function failedRun(
 	sb: Sandbox,
 	s: Scenario,
 	k: number,
-	workflows: { workflow: IWorkflowBase; workflows: IWorkflowBase[] },
+	workflows: Workflows,
 	saved: SavedExecutions,
-	credentials: { mediaGenApi: { apiKey: string; baseUrl: string } },
-): Promise<{ executionId: string; events?: undefined }> {
+	credentials: Credentials,
+): Promise<FirstRun> {
 	const path = CREATE_PATH[s.kind];
 	const refuse = () =>
 		sb.control.addFault({ kind: 'fail', method: 'POST', path, status: 402, count: 1 });
@@ -217,39 +316,163 @@ async function failedRun(
 		if (e.type !== 'answered' || e.entry.method !== 'POST' || e.entry.injected) return;
 		if (new RegExp(path).test(e.entry.path) && ++answered === k - 1) refuse();
 	});
-	// the node after MediaGen does not wait in this run (a branch may reach it before the failure)
-	const noWait = (w: IWorkflowBase): IWorkflowBase => ({
-		...w,
-		nodes: w.nodes.map((n) =>
-			n.name === 'Slow' ? { ...n, parameters: { ...n.parameters, ms: 0 } } : n,
-		),
-	});
-	const executionId = saved.nextId();
 	try {
-		await startWorkflow(noWait(workflows.workflow), {
-			credentials,
+		// the node after MediaGen does not wait in this run (a branch may reach it before the failure)
+		const run = await runHere(
+			s,
+			{ ...workflows, workflow: withSlow(workflows.workflow, { ms: 0 }) },
 			saved,
-			n8nMajor: s.n8nMajor,
-			workflows: workflows.workflows,
-			executionId,
-		}).done;
+			credentials,
+		);
+		// the Retry follows whatever the run's end (as it always did for these cases)
+		return { ...run, status: 'error' };
 	} finally {
 		unwatch();
 		sb.control.clearFaults();
 	}
-	return { executionId };
+}
+
+/** The workflow with other parameters of its Slow node (how long it waits, in a Retry too). */
+const withSlow = (w: IWorkflowBase, parameters: INodeParameters): IWorkflowBase => ({
+	...w,
+	nodes: w.nodes.map((n) =>
+		n.name === 'Slow' ? { ...n, parameters: { ...n.parameters, ...parameters } } : n,
+	),
+});
+
+/** The adversary's fault at the sandbox, from the k-th create of the first run on. */
+export function injectFault(sb: Sandbox, path: string, f: Fault): void {
+	const at = {
+		method: 'POST',
+		path,
+		skip: f.k - 1,
+		count: f.times === 'all' ? 1_000_000 : f.times,
+	};
+	if (f.kind === 'drop') sb.control.addFault({ kind: 'drop', ...at });
+	// a gateway's 502: MediaGen made the job, its answer never came back
+	else if (f.kind === 'lost')
+		sb.control.addFault({ kind: 'fail', ...at, status: 502, afterWork: true });
+	else sb.control.addFault({ kind: 'fail', ...at, status: 402 });
+}
+
+/** Where n8n is killed, as the crash harness places it (undefined: not killed). */
+function killPointOf(
+	s: Scenario,
+	kill: Scenario['kill'] | NonNullable<Adversary['retryKill']>,
+): KillPoint | undefined {
+	if (kill.at === 'after') return { nodeStarted: 'Slow' };
+	if (kill.at === 'wait') return { nodeStarted: 'Wait', run: kill.run };
+	if (kill.at === 'create') return { answered: kill.k, path: CREATE_PATH[s.kind], method: 'POST' };
+	return undefined;
+}
+
+/** The first run: failed by a 402 (`refused`), ended (no kill), or killed at its kill point. */
+async function firstRun(
+	sb: Sandbox,
+	s: Scenario,
+	workflows: Workflows,
+	saved: SavedExecutions,
+	credentials: Credentials,
+): Promise<FirstRun> {
+	if (s.kill.at === 'refused')
+		return await failedRun(sb, s, s.kill.k, workflows, saved, credentials);
+	const killAt = killPointOf(s, s.kill);
+	if (!killAt) return await runHere(s, workflows, saved, credentials);
+	const x = await crashExecution(workflows.workflow, {
+		credentials,
+		saved,
+		sandbox: sb,
+		killAt,
+		n8nMajor: s.n8nMajor,
+		workflows: workflows.workflows,
+		clockOffsetMs: s.dayPasses ? -25 * 3_600_000 : s.clockOffsetMs,
+		// a loaded machine (CI, other suites) can take long to start n8n-core in the child
+		timeoutMs: 240_000,
+		// the adversary's faults and settings may end the run before its kill point
+		mayEnd: !!s.adversary,
+	});
+	if (x.ended)
+		return {
+			executionId: x.executionId,
+			status: x.ended === 'success' ? 'success' : 'error',
+			data: saved.get(x.executionId),
+		};
+	return { executionId: x.executionId, status: 'crashed', crashed: x };
 }
 
 export const count = (list: string[], row: string) => list.filter((r) => r === row).length;
 
 export const lastOut = (runData: Record<string, ITaskData[]>, node: string): IDataObject[] =>
-	((runData[node] ?? []).at(-1)?.data?.main?.[0] ?? []).map((i) => i.json as IDataObject);
+	lastItems(runData, node).map((i) => i.json);
+
+const lastItems = (runData: Record<string, ITaskData[]>, node: string): INodeExecutionData[] =>
+	(runData[node] ?? []).at(-1)?.data?.main?.[0] ?? [];
 
 /** What the workflow output: the node after MediaGen's, or each call's of a sub-workflow called twice. */
 export const outputsOf = (shape: Scenario['shape'], runData: Record<string, ITaskData[]>) =>
 	shape === 'subTwice'
 		? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
 		: [lastOut(runData, 'Slow')];
+
+/** The input item an output item comes from (its first paired item). */
+const pairedOf = (item: INodeExecutionData) => {
+	const p = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+	return typeof p === 'number'
+		? { item: p, input: 0 }
+		: { item: p?.item ?? 0, input: p?.input ?? 0 };
+};
+
+/**
+ * The row an item of `node`'s last run comes from: its paired items followed back, node by node
+ * (each task's source), to the rows node, as n8n's `$('Rows').item` does. Infinity when the chain
+ * breaks (Always Output Data's empty item pairs with every row: it sorts last).
+ */
+function rowIndexOf(
+	runData: Record<string, ITaskData[]>,
+	node: string,
+	item: INodeExecutionData,
+): number {
+	let task = runData[node]?.at(-1);
+	let current: INodeExecutionData | undefined = item;
+	for (let name = node; name !== 'Rows'; ) {
+		if (!current || !task || !Object.keys(current.json).length) return Infinity;
+		const paired = pairedOf(current);
+		const source = task.source?.[paired.input];
+		if (!source) return Infinity;
+		name = source.previousNode;
+		task = runData[name]?.[source.previousNodeRun ?? 0];
+		const from = task?.data?.main?.[source.previousNodeOutput ?? 0] ?? [];
+		if (name === 'Rows') return paired.item;
+		current = from[paired.item];
+	}
+	return Infinity;
+}
+
+/**
+ * What the workflow output, item by item in row order: the node after MediaGen's, each call's
+ * of a sub-workflow called twice; with MediaGen's error output after the rows, the regular and
+ * the error branch's items together, by the row each comes from.
+ */
+function itemsOf(s: Scenario, runData: Record<string, ITaskData[]>): IDataObject[][] {
+	if (s.adversary?.settings.onError !== 'continueErrorOutput' || s.shape !== 'plain')
+		return outputsOf(s.shape, runData);
+	const all = ['Slow', 'Errors'].flatMap((node) =>
+		lastItems(runData, node).map((item) => ({ item, row: rowIndexOf(runData, node, item) })),
+	);
+	return [all.sort((a, b) => a.row - b.row).map(({ item }) => item.json)];
+}
+
+/** An output item: a job (the request it was made for), an error, or Always Output Data's `{}`. */
+type Slot = { job: Made } | { error: string } | { empty: true };
+
+/** An error item (On Error: continue): an error and no job (a job's record has `error: null`). */
+const isError = (json: IDataObject) => json.error != null && json.id === undefined;
+
+function slotOf(s: Scenario, json: IDataObject, records: Records): Slot {
+	if (!Object.keys(json).length) return { empty: true };
+	if (isError(json)) return { error: JSON.stringify(json) };
+	return { job: outputOf(s, json, records) };
+}
 
 /** Every hint's message of a run, in one text (where lost jobs are named). */
 export const hintsOf = (runData: Record<string, ITaskData[]>) =>
@@ -278,6 +501,15 @@ export async function settle(api: Api): Promise<void> {
  */
 export const knownLimit = (s: Scenario) => s.shape === 'loop' && s.kind !== 'generation' && s.other;
 
+/**
+ * The open finding docs/batches.md names (seed 777): the node failed on a create refused with
+ * 402, not killed; another execution dubbed the same edit into the same language before n8n's
+ * Retry, whose item then gets that dub. The adversary's cases of that class report it, as the
+ * concurrent cases report theirs.
+ */
+const knownOpen = (s: Scenario, first: FirstRun) =>
+	s.kind === 'dub' && s.other && first.status === 'error' && s.adversary?.fault?.kind === 'refused';
+
 export interface CaseResult {
 	violations: string[];
 	/** Broken invariants that a stated limit covers (knownLimit). */
@@ -286,18 +518,38 @@ export interface CaseResult {
 	summary: string;
 }
 
+/** How the case ended: the data of its last execution. */
+interface Outcome {
+	data: IRunExecutionData;
+	/** Its sub-executions' hints (a sub-workflow names the jobs no item asks for there). */
+	subHints: string;
+	/** The rows that last execution read. */
+	after: string[];
+}
+
+/** The hints of the sub-executions `executionId` called, in one text. */
+const subHintsOf = (saved: SavedExecutions, executionId: string) =>
+	saved
+		.executions()
+		.filter((e) => e.parentExecutionId === executionId)
+		.map((e) => hintsOf(saved.get(e.id)?.resultData.runData ?? {}))
+		.join(' ');
+
+/** The creates the sandbox logged since it last cleared its log, and how many it answered 409. */
+function createsLogged(sb: Sandbox, s: Scenario) {
+	const list = sb.control.requests({ method: 'POST', path: CREATE_PATH[s.kind] });
+	return { n: list.length, conflicts: list.filter((r) => r.status === 409).length };
+}
+
 /** Runs one case; `sb` is reset first. */
 export async function runCase(
 	sb: Sandbox,
 	s: Scenario,
-	credentials: { mediaGenApi: { apiKey: string; baseUrl: string } },
+	credentials: Credentials,
 ): Promise<CaseResult> {
 	sb.control.reset();
 	sb.control.setCredits('main', 100_000);
 	const api = client(sb, sb.keys.pro);
-	// with progress saving the rows node's output was saved before the kill: the Retry resumes
-	// from it (ExecutionService.retry keeps the saved run data) and reads no changed rows
-	const after = s.progress ? s.rows : rowsAfter(s);
 	const records: Records = { captionEdits: {} };
 	if (s.kind === 'dub') records.dubEdit = await newEdit(sb);
 	if (s.kind === 'captions')
@@ -305,56 +557,108 @@ export async function runCase(
 			records.captionEdits[row] = await newEdit(sb);
 	const before = workflowsOf(s, s.rows, records);
 	const saved = new SavedExecutions();
-	const callCount = calls(s.shape);
-	const x =
-		s.kill.at === 'refused'
-			? await failedRun(sb, s, s.kill.k, before, saved, credentials)
-			: await crashExecution(before.workflow, {
-					credentials,
-					saved,
-					sandbox: sb,
-					killAt:
-						s.kill.at === 'after'
-							? { nodeStarted: 'Slow' }
-							: { answered: s.kill.k, path: CREATE_PATH[s.kind], method: 'POST' },
-					n8nMajor: s.n8nMajor,
-					workflows: before.workflows,
-					clockOffsetMs: s.dayPasses ? -25 * 3_600_000 : s.clockOffsetMs,
-					// a loaded machine (CI, other suites) can take long to start n8n-core in the child
-					timeoutMs: 240_000,
-				});
-	const crashCreates = sb.control.requests({ method: 'POST', path: CREATE_PATH[s.kind] }).length;
+	const fault = s.adversary?.fault;
+	if (fault) injectFault(sb, CREATE_PATH[s.kind], fault);
+	const first = await firstRun(sb, s, before, saved, credentials);
+	sb.control.clearFaults();
+	const phases = [createsLogged(sb, s)];
 	await settle(api);
-	const others = s.other ? await otherWork(s, api, records, s.rows[0]) : [];
-	if (s.dayPasses) sb.control.expireIdempotencyKeys('main');
-	if (x.events) restart(x);
-	sb.control.clearRequests();
-	const retried = workflowsOf(s, after, records);
-	const r = await retry(saved, x.executionId, {
-		credentials,
-		n8nMajor: s.n8nMajor,
-		workflows: retried.workflows,
-		loadWorkflow: true,
-		currentWorkflow: retried.workflow,
-	});
-	const retryCreates = sb.control.requests({ method: 'POST', path: CREATE_PATH[s.kind] }).length;
-	await settle(api);
+	const summary: string[] = [`crash creates ${phases[0].n}`];
+	let others: string[] = [];
+	let outcome: Outcome;
+	if (first.status === 'success' && first.data) {
+		// n8n not killed, the run succeeded (On Error or Retry On Fail carried it): no Retry
+		outcome = { data: first.data, after: s.rows, subHints: subHintsOf(saved, first.executionId) };
+		summary[0] = `first run creates ${phases[0].n}, ended without a Retry`;
+	} else {
+		// with progress saving the rows node's output was saved before the kill: the Retry resumes
+		// from it (ExecutionService.retry keeps the saved run data) and reads no changed rows; a run
+		// that ended failed is retried on its saved data too
+		const after = first.crashed && !s.progress ? rowsAfter(s) : s.rows;
+		others = s.other ? await otherWork(s, api, records, s.rows[0]) : [];
+		if (s.dayPasses) sb.control.expireIdempotencyKeys('main');
+		if (first.crashed) restart(first.crashed);
+		sb.control.clearRequests();
+		const retried = workflowsOf(s, after, records);
+		const options = {
+			credentials,
+			n8nMajor: s.n8nMajor,
+			workflows: retried.workflows,
+			loadWorkflow: true,
+			currentWorkflow: retried.workflow,
+		};
+		let executionId = first.executionId;
+		const retryKill = s.adversary?.retryKill;
+		let data: IRunExecutionData | undefined;
+		if (retryKill) {
+			// n8n killed again during its Retry: restarted, and the crashed Retry retried
+			const x = await crashRetry(saved, executionId, {
+				...options,
+				// the node after MediaGen waits in the Retry n8n is killed in (it is killed there)
+				currentWorkflow: withSlow(retried.workflow, { retryMs: 30_000 }),
+				saved,
+				sandbox: sb,
+				killAt: killPointOf(s, retryKill) as KillPoint,
+				timeoutMs: 240_000,
+				mayEnd: true,
+			});
+			phases.push(createsLogged(sb, s));
+			summary.push(
+				`retry crash creates ${phases.at(-1)?.n ?? 0}${x.ended ? ` (ended ${x.ended})` : ''}`,
+			);
+			await settle(api);
+			sb.control.clearRequests();
+			executionId = x.executionId;
+			if (x.ended) data = saved.get(x.executionId);
+			else restart(x);
+		}
+		if (!data) {
+			const r = await retry(saved, executionId, options);
+			data = r.run.data;
+			executionId = r.executionId;
+			phases.push(createsLogged(sb, s));
+			await settle(api);
+			summary.push(`retry creates ${phases.at(-1)?.n ?? 0}`);
+		}
+		outcome = { data, after, subHints: subHintsOf(saved, executionId) };
+		summary.push(`retry ${data.resultData.error ? 'refused' : 'ok'}`);
+	}
+	const conflicts = phases.reduce((n, p) => n + p.conflicts, 0);
+	if (conflicts) summary.push(`${conflicts} create${conflicts === 1 ? '' : 's'} answered 409`);
+	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
+	const { violations, known } = check(s, outcome, made, others, records, knownOpen(s, first));
+	return { violations, known, summary: summary.join(', ') };
+}
 
+/** How the node tells each fault of `injectFault` in an item's error. */
+const FAULT_ERROR: Record<Fault['kind'], RegExp> = {
+	refused: /\(402\)/,
+	lost: /\(502\)/,
+	drop: /Could not reach MediaGen/,
+};
+
+/** The invariants of the header, on the case's last execution and the jobs the sandbox made. */
+function check(
+	s: Scenario,
+	outcome: Outcome,
+	made: Made[],
+	others: string[],
+	records: Records,
+	open: boolean,
+): { violations: string[]; known: string[] } {
 	const violations: string[] = [];
 	const known: string[] = [];
-	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
-	const runData = r.run.data.resultData.runData;
-	const error = r.error ? `${r.error.message} ${r.error.description ?? ''}` : '';
-	// the sub-executions' hints too: n8n shows each in its own execution, linked from the caller
-	const subHints = saved
-		.executions()
-		.filter((e) => e.parentExecutionId === r.executionId)
-		.map((e) => hintsOf(saved.get(e.id)?.resultData.runData ?? {}));
-	const hints = [hintsOf(runData), ...subHints].join(' ');
+	const { runData, error: failure } = outcome.data.resultData;
+	const error = failure ? `${failure.message} ${failure.description ?? ''}` : '';
+	const settings = s.adversary?.settings ?? {};
+	const fault = s.adversary?.fault;
+	const callCount = calls(s.shape);
+	const rows = asked(s, s.rows);
+	const after = asked(s, outcome.after);
 
 	// 1. no request charged more often than rows asked for it (per call)
 	for (const row of new Set(made.map((m) => m.row))) {
-		const allowed = Math.max(count(s.rows, row), count(after, row)) * callCount;
+		const allowed = Math.max(count(rows, row), count(after, row)) * callCount;
 		const n = count(
 			made.map((m) => m.row),
 			row,
@@ -362,42 +666,75 @@ export async function runCase(
 		if (n > allowed) violations.push(`1: ${n} jobs for row ${row}, at most ${allowed} asked for`);
 	}
 	// 5. a Retry that fails refuses and names
-	if (r.error && !/Cannot tell/.test(r.error.message))
+	if (failure && !/Cannot tell/.test(failure.message))
 		violations.push(`5: the Retry failed otherwise: ${error.slice(0, 300)}`);
-	if (!r.error) {
-		const outputs = outputsOf(s.shape, runData);
-		const delivered = new Set<string>();
-		for (const out of outputs) {
-			const got = out.map((o) => outputOf(s, o, records));
-			// 2. each output item carries the job of its own request, in order
-			if (got.map((g) => g.row).join() !== after.join())
-				violations.push(
-					`2: outputs for rows ${got.map((g) => g.row).join()} (rows ${after.join()})`,
-				);
-			// 4. never another execution's job (record-matched kinds in a loop: a known limit)
-			for (const g of got) {
-				if (others.includes(g.id))
-					(knownLimit(s) ? known : violations).push(`4: output ${g.id} is another execution's job`);
-				delivered.add(g.id);
-			}
-			if (s.kind !== 'captions' && new Set(got.map((g) => g.id)).size !== got.length)
-				violations.push(`2: one job given to two items (${got.map((g) => g.id).join()})`);
-		}
-		if (s.shape === 'subTwice' && s.kind !== 'captions') {
-			const [one, two] = outputs.map((o) => new Set(o.map((j) => String(j.id))));
-			if ([...one].some((id) => two.has(id)))
-				violations.push('4: both calls of the sub-workflow output the same job');
-		}
-		// 3. every job charged reaches an item or is named (captions: tasks are not output); in the
-		// known limit, the job another execution's displaced is the same finding
-		const displaced = knownLimit(s) && [...delivered].some((id) => others.includes(id));
-		if (s.kind !== 'captions')
-			for (const m of made)
-				if (!delivered.has(m.id) && !hints.includes(m.id))
-					(displaced ? known : violations).push(
-						`3: job ${m.id} (row ${m.row}) reached no item and is named nowhere`,
+	if (failure) return { violations, known };
+	// with the error output, no failed item stays on the regular output
+	if (settings.onError === 'continueErrorOutput')
+		for (const task of runData.MediaGen ?? [])
+			for (const item of task.data?.main?.[0] ?? [])
+				if (isError(item.json))
+					violations.push(
+						`2: a failed item on MediaGen's regular output, not its error output: ${JSON.stringify(item.json).slice(0, 200)}`,
 					);
+	const outputs = itemsOf(s, runData).map((out) => out.map((o) => slotOf(s, o, records)));
+	const errorTexts = outputs.flat().flatMap((x) => ('error' in x ? [x.error] : []));
+	// 3. named: in a hint, or in an error item's text
+	const named = `${hintsOf(runData)} ${outcome.subHints} ${errorTexts.join(' ')}`;
+	const delivered = new Set<string>();
+	const jobsOf = (out: Slot[]) => out.flatMap((x) => ('job' in x ? [x.job] : []));
+	for (const out of outputs) {
+		const empties = out.filter((x) => 'empty' in x).length;
+		const rest = out.filter((x) => !('empty' in x));
+		const failed = rest.length - jobsOf(rest).length;
+		// Always Output Data's empty item: only where MediaGen's regular output was empty (every
+		// item of a run on the error output)
+		if (
+			empties &&
+			!(
+				settings.alwaysOutputData &&
+				settings.onError === 'continueErrorOutput' &&
+				empties <= failed &&
+				(s.shape === 'loop' || failed === rest.length)
+			)
+		)
+			violations.push(`2: ${empties} empty item(s) in the output`);
+		// 2. each row's item, in order: its own job, or an error
+		const shown = rest.map((x) => ('job' in x ? x.job.row : '!'));
+		if (rest.length !== after.length || rest.some((x, i) => 'job' in x && x.job.row !== after[i]))
+			violations.push(`2: outputs for rows ${shown.join()} (rows ${after.join()})`);
+		// 5. an error item refuses and names, or is the drawn fault's own error (in the first run,
+		// or kept by a Retry that resumed after MediaGen from the saved data)
+		for (const x of rest) {
+			if (!('error' in x) || /Cannot tell/.test(x.error)) continue;
+			if (!fault || !FAULT_ERROR[fault.kind].test(x.error))
+				violations.push(`5: an item failed otherwise: ${x.error.slice(0, 300)}`);
+		}
+		// 4. never another execution's job (record-matched kinds in a loop: a known limit)
+		const got = jobsOf(rest);
+		for (const g of got) {
+			if (others.includes(g.id))
+				(knownLimit(s) || open ? known : violations).push(
+					`4: output ${g.id} is another execution's job`,
+				);
+			delivered.add(g.id);
+		}
+		if (s.kind !== 'captions' && new Set(got.map((g) => g.id)).size !== got.length)
+			violations.push(`2: one job given to two items (${got.map((g) => g.id).join()})`);
 	}
-	const summary = `crash creates ${crashCreates}, retry creates ${retryCreates}, retry ${r.error ? 'refused' : 'ok'}`;
-	return { violations, known, summary };
+	if (s.shape === 'subTwice' && s.kind !== 'captions') {
+		const [one, two] = outputs.map((o) => new Set(jobsOf(o).map((j) => j.id)));
+		if ([...one].some((id) => two.has(id)))
+			violations.push('4: both calls of the sub-workflow output the same job');
+	}
+	// 3. every job charged reaches an item or is named (captions: tasks are not output); in the
+	// known limit, the job another execution's displaced is the same finding
+	const displaced = knownLimit(s) && [...delivered].some((id) => others.includes(id));
+	if (s.kind !== 'captions')
+		for (const m of made)
+			if (!delivered.has(m.id) && !named.includes(m.id))
+				(displaced ? known : violations).push(
+					`3: job ${m.id} (row ${m.row}) reached no item and is named nowhere`,
+				);
+	return { violations, known };
 }

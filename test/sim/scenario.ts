@@ -29,8 +29,54 @@ export type Change =
  * every call of the sub-workflow: up to twice the rows); or, n8n not dying, the k-th create is
  * refused with 402 (credits ran out): the node fails, n8n saves the failed execution, the user
  * tops up and presses Retry (n8n resumes from the saved data: rows are not read again).
+ * The adversary (`adversaryScenario`) draws two more: when the Wait node starts for the `run`-th
+ * time (of every execution of the process), and not at all (`none`: its drawn fault decides how
+ * the run ends).
  */
-export type Kill = { at: 'after' } | { at: 'create'; k: number } | { at: 'refused'; k: number };
+export type Kill =
+	| { at: 'after' }
+	| { at: 'create'; k: number }
+	| { at: 'refused'; k: number }
+	| { at: 'wait'; run: number }
+	| { at: 'none' };
+
+/**
+ * The MediaGen node's settings (n8n's node Settings tab), drawn by the adversary: On Error
+ * (absent: stop the workflow; continue with the error as the item's output; or the error output,
+ * whose items the workflow sends on too), Retry On Fail (n8n runs the node again in the same
+ * execution, `maxTries` times in all, `waitBetweenTries` ms apart), Always Output Data, Execute
+ * Once (the node runs for the first item only).
+ */
+export interface NodeSettings {
+	onError?: 'continueRegularOutput' | 'continueErrorOutput';
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
+	alwaysOutputData?: boolean;
+	executeOnce?: boolean;
+}
+
+/**
+ * A fault the sandbox injects in the first run from its k-th create on: `lost`, a 5xx after
+ * MediaGen did the work (the answer of a made job lost); `drop`, the connection dropped after
+ * the work; `refused`, 402 before any work. `times`: how many creates in a row it hits (the
+ * transport sends a keyed create again after a 5xx or a dropped connection, up to 5 tries in all;
+ * `all`: every one, until the Retry).
+ */
+export interface Fault {
+	kind: 'lost' | 'drop' | 'refused';
+	k: number;
+	times: 1 | 5 | 'all';
+}
+
+/** What the adversary adds to a case (`adversaryScenario`). */
+export interface Adversary {
+	settings: NodeSettings;
+	/** The first run's fault, if any. */
+	fault?: Fault;
+	/** n8n killed again during its Retry, then Retry again (of the crashed Retry). */
+	retryKill?: { at: 'after' } | { at: 'create'; k: number } | { at: 'wait'; run: number };
+	/** A Wait node (n8n-nodes-base.wait, a fraction of a second) before or after MediaGen. */
+	wait?: 'before' | 'after';
+}
 
 export interface Scenario {
 	n8nMajor: 1 | 2;
@@ -52,6 +98,8 @@ export interface Scenario {
 	dayPasses: boolean;
 	/** Another execution does the same work on the same record between the crash and the Retry. */
 	other: boolean;
+	/** The adversary's dimensions (absent in the cases of `scenario`). */
+	adversary?: Adversary;
 }
 
 /** How many times the parent calls the sub-workflow (each call creates for every row). */
@@ -86,24 +134,26 @@ export const change: fc.Arbitrary<Change> = fc.oneof(
 /** n8n's clock stepped between the crash and the Retry: none, seconds, or minutes either way. */
 const clockOffset = fc.constantFrom(0, 0, 3_000, -3_000, 60_000, -60_000, 300_000, -300_000);
 
-export const scenario: fc.Arbitrary<Scenario> = fc
-	.record({
-		n8nMajor: fc.constantFrom(2 as const, 1 as const),
-		progress: fc.boolean(),
-		kind: fc.constantFrom<Kind>('generation', 'dub', 'captions'),
-		shape: fc.constantFrom<Shape>('plain', 'loop', 'sub', 'subTwice'),
-		reversed: fc.boolean(),
-		rows: fc.array(letter, { minLength: 1, maxLength: 3 }),
-		change,
-		killAfter: fc.boolean(),
-		k: fc.nat(5),
-		clockOffsetMs: clockOffset,
-		dayPasses: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
-		other: fc.boolean(),
-		// drawn last, so that the cases of a seed drawn before it stayed the same
-		refused: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
-	})
-	.map(({ killAfter, k, refused, ...rest }): Scenario => {
+/** The fields every case draws, in the order `scenario` has always drawn them. */
+const fields = fc.record({
+	n8nMajor: fc.constantFrom(2 as const, 1 as const),
+	progress: fc.boolean(),
+	kind: fc.constantFrom<Kind>('generation', 'dub', 'captions'),
+	shape: fc.constantFrom<Shape>('plain', 'loop', 'sub', 'subTwice'),
+	reversed: fc.boolean(),
+	rows: fc.array(letter, { minLength: 1, maxLength: 3 }),
+	change,
+	killAfter: fc.boolean(),
+	k: fc.nat(5),
+	clockOffsetMs: clockOffset,
+	dayPasses: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
+	other: fc.boolean(),
+	// drawn last, so that the cases of a seed drawn before it stayed the same
+	refused: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+});
+
+export const scenario: fc.Arbitrary<Scenario> = fields.map(
+	({ killAfter, k, refused, ...rest }): Scenario => {
 		const kth = (k % (rest.rows.length * calls(rest.shape))) + 1;
 		if (killAfter) return { ...rest, kill: { at: 'after' } };
 		if (!refused) return { ...rest, kill: { at: 'create', k: kth } };
@@ -115,4 +165,100 @@ export const scenario: fc.Arbitrary<Scenario> = fc
 			dayPasses: false,
 			change: { kind: 'none' },
 		};
+	},
+);
+
+/** The rows the MediaGen node runs for: the first only with Execute Once (outside a loop). */
+export const asked = (s: Scenario, rows: string[]): string[] =>
+	s.adversary?.settings.executeOnce && s.shape !== 'loop' ? rows.slice(0, 1) : rows;
+
+/** How many creates a run of these rows sends (every call of the sub-workflow). */
+export const creates = (s: Scenario, rows: string[]) => asked(s, rows).length * calls(s.shape);
+
+/** How many times the Wait node runs in an execution (once per iteration or call). */
+export const waitRuns = (s: Scenario) => (s.shape === 'loop' ? s.rows.length : calls(s.shape));
+
+const settings: fc.Arbitrary<NodeSettings> = fc
+	.record({
+		onError: fc.constantFrom(
+			undefined,
+			undefined,
+			'continueRegularOutput' as const,
+			'continueErrorOutput' as const,
+		),
+		retryOnFail: fc.option(
+			fc.record({
+				maxTries: fc.integer({ min: 2, max: 4 }),
+				waitBetweenTries: fc.constantFrom(10, 100, 300),
+			}),
+			{ nil: undefined, freq: 2 },
+		),
+		alwaysOutputData: fc.boolean(),
+		executeOnce: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+	})
+	// only the settings set (n8n leaves the others out of the workflow)
+	.map((x) => JSON.parse(JSON.stringify(x)) as NodeSettings);
+
+/**
+ * The randomized adversary (`npm run simulate -- --adversary`): a case of `scenario`'s fields
+ * with the MediaGen node's settings, a fault in the first run (lost answers, 402), a kill at the
+ * Wait node or none, n8n killed again during its Retry, and a Wait node before or after MediaGen.
+ * A property of its own, so that the seeds of `scenario` draw the cases they always drew.
+ */
+export const adversaryScenario: fc.Arbitrary<Scenario> = fc
+	.record({
+		base: fields,
+		settings,
+		fault: fc.option(
+			fc.record({
+				kind: fc.constantFrom<Fault['kind']>('lost', 'drop', 'refused'),
+				k: fc.nat(5),
+				times: fc.constantFrom<Fault['times']>(1, 5, 'all'),
+			}),
+			{ nil: undefined, freq: 2 },
+		),
+		kill: fc.constantFrom('after', 'create', 'create', 'wait', 'none'),
+		retryKill: fc.constantFrom(undefined, undefined, undefined, 'after', 'create', 'wait'),
+		retryK: fc.nat(3),
+		waitRun: fc.nat(3),
+		wait: fc.constantFrom(undefined, 'before' as const, 'after' as const),
+	})
+	.map(({ base, settings: set, fault, kill, retryKill, retryK, waitRun, wait }): Scenario => {
+		// the base property's kill draws (killAfter, refused) give way to the adversary's
+		const { n8nMajor, progress, kind, shape, reversed, rows, change: c, k } = base;
+		const rest = { n8nMajor, progress, kind, shape, reversed, rows, change: c };
+		const { clockOffsetMs, dayPasses, other } = base;
+		// the error output of a sub-workflow's last node: Execute Workflow returns the last node's
+		// output, not a MediaGen setting; drawn only where the workflow carries both outputs on
+		const onError =
+			set.onError === 'continueErrorOutput' && rest.shape !== 'plain' && rest.shape !== 'loop'
+				? 'continueRegularOutput'
+				: set.onError;
+		const s: Scenario = {
+			...rest,
+			clockOffsetMs,
+			dayPasses,
+			other,
+			kill: { at: 'none' },
+			adversary: {
+				settings: JSON.parse(JSON.stringify({ ...set, onError })) as NodeSettings,
+			},
+		};
+		const adversary = s.adversary as Adversary;
+		if (wait) adversary.wait = wait;
+		const n = creates(s, s.rows);
+		if (fault) adversary.fault = { ...fault, k: (fault.k % n) + 1 };
+		const at = kill === 'wait' && !wait ? 'after' : kill === 'none' && !fault ? 'create' : kill;
+		if (at === 'after') s.kill = { at: 'after' };
+		else if (at === 'create') s.kill = { at: 'create', k: (k % n) + 1 };
+		else if (at === 'wait') s.kill = { at: 'wait', run: (waitRun % waitRuns(s)) + 1 };
+		else {
+			// a failed run is retried by the same n8n on its saved data: the rows not read again
+			s.change = { kind: 'none' };
+		}
+		if (retryKill === 'after') adversary.retryKill = { at: 'after' };
+		else if (retryKill === 'create') adversary.retryKill = { at: 'create', k: (retryK % n) + 1 };
+		else if (retryKill === 'wait' && wait)
+			adversary.retryKill = { at: 'wait', run: (waitRun % waitRuns(s)) + 1 };
+		return s;
 	});

@@ -4,7 +4,9 @@
  * replay (`npm run simulate -- --seed S`) and the shrunk case. With `concurrent`, the cases are
  * executions in flight at once and a scheduler that draws their interleaving (./concurrent.ts;
  * `npm run simulate -- --concurrent`): a property of its own, so that the cases of a seed of the
- * first property stay what they were.
+ * first property stay what they were. With `adversary`, the cases of `adversaryScenario`
+ * (./scenario.ts: the MediaGen node's settings, faults in the first run, n8n killed again during
+ * its Retry, a Wait node; `npm run simulate -- --adversary`), a property of its own too.
  */
 import fc from 'fast-check';
 
@@ -14,7 +16,7 @@ import { concurrentScenario, runConcurrentCase } from './concurrent';
 import type { CaseResult } from './run';
 import { runCase } from './run';
 import type { Scenario } from './scenario';
-import { scenario } from './scenario';
+import { adversaryScenario, scenario } from './scenario';
 
 export interface SimulationOptions {
 	seed: number;
@@ -23,6 +25,8 @@ export interface SimulationOptions {
 	path?: string;
 	/** The concurrent cases (./concurrent.ts) instead of the crash-and-Retry ones. */
 	concurrent?: boolean;
+	/** The adversary's cases (`adversaryScenario`) instead of `scenario`'s. */
+	adversary?: boolean;
 	/** Called after each case (also the shrinking ones). */
 	onCase?: (s: Scenario | ConcurrentScenario, result: CaseResult, ms: number) => void;
 }
@@ -58,7 +62,9 @@ export async function simulate(
 				options,
 			)
 		: await failureOf(
-				fc.asyncProperty(scenario, async (s) => check(s, () => runCase(sb, s, credentials))),
+				fc.asyncProperty(options.adversary ? adversaryScenario : scenario, async (s) =>
+					check(s, () => runCase(sb, s, credentials)),
+				),
 				options,
 			);
 	return { seed: options.seed, cases, ms: Date.now() - started, failure };
@@ -76,6 +82,6 @@ async function failureOf<Ts extends [unknown, ...unknown[]]>(
 	});
 	if (!details.failed) return undefined;
 	const message = details.errorInstance instanceof Error ? details.errorInstance.message : '';
-	const flag = options.concurrent ? '--concurrent ' : '';
+	const flag = options.concurrent ? '--concurrent ' : options.adversary ? '--adversary ' : '';
 	return `${fc.defaultReportMessage(details) ?? ''}\n${message}\nReplay: npm run simulate -- ${flag}--seed ${details.seed} --path "${details.counterexamplePath ?? ''}"`;
 }

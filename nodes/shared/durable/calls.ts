@@ -156,23 +156,3 @@ export async function sameCallJobs(
 	}
 	return out;
 }
-
-/**
- * Of the jobs other sub-executions made (`records` by the execution that made them), those made
- * by a call of this sub-execution's own parent run (an earlier try of it: n8n's Retry of the
- * parent), whichever call it was.
- */
-export async function parentRunJobs(
-	ctx: IExecuteFunctions,
-	records: Map<string, IDataObject[]>,
-): Promise<IDataObject[]> {
-	if (!records.size) return [];
-	const me = await withParent(ctx, String(ctx.getExecutionId() ?? ''));
-	if (!me.parent) return [];
-	const out: IDataObject[] = [];
-	for (const [executionId, list] of records) {
-		const them = await withParent(ctx, executionId);
-		if (them.parent && sameParentRun(me.parent, them.parent)) out.push(...list);
-	}
-	return out;
-}

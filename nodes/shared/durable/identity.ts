@@ -55,11 +55,37 @@ function asMs(t: unknown): number | undefined {
 /**
  * The first start time of every node that ran before `nodeName`, as saved: equal in an execution
  * and in n8n's retry of it (which starts from a copy of its saved data), different in another
- * execution. Undefined when nothing before this node was saved.
+ * execution. Undefined when nothing before this node was saved. `before`: the nodes that run
+ * before it in every try (nodesBefore); a node after it may have run in a later try and not in
+ * the lost one (a Retry killed after the node: its recovered runs are in the copy the next Retry
+ * starts from).
  */
-export function fingerprintOf(data: IRunExecutionData | undefined, nodeName: string) {
-	const firsts = firstRunsOf(data).filter(([name]) => name !== nodeName);
+export function fingerprintOf(
+	data: IRunExecutionData | undefined,
+	nodeName: string,
+	before?: Set<string>,
+) {
+	const firsts = firstRunsOf(data).filter(
+		([name]) => name !== nodeName && (!before || before.has(name)),
+	);
 	return firsts.length ? hash(JSON.stringify(firsts)) : undefined;
+}
+
+/**
+ * The nodes of the workflow that run before `nodeName` in every execution: those it comes after
+ * (its parents, their parents, …) and not also before (a loop's nodes are both). Undefined where
+ * n8n gives a node no view of the workflow's connections.
+ */
+export function nodesBefore(ctx: IExecuteFunctions, nodeName: string): Set<string> | undefined {
+	if (typeof ctx.getParentNodes !== 'function' || typeof ctx.getChildNodes !== 'function')
+		return undefined;
+	const after = new Set(ctx.getChildNodes(nodeName).map((n) => n.name));
+	return new Set(
+		ctx
+			.getParentNodes(nodeName)
+			.map((n) => n.name)
+			.filter((name) => name !== nodeName && !after.has(name)),
+	);
 }
 
 /**
@@ -154,7 +180,7 @@ export function identityOf(
 	// a sub-execution's lost try ran in another sub-execution of the parent's lost try: after the
 	// parent's saved start (its retry's copy keeps it), not after this sub-execution's start
 	const since = (parentOf(saved) ? sinceOf(parent) : undefined) ?? sinceOf(saved);
-	const fingerprint = fingerprintOf(saved, nodeName);
+	const fingerprint = fingerprintOf(saved, nodeName, nodesBefore(ctx, nodeName));
 	if (remembered) return { token: remembered, durable: true, since, fingerprint };
 	const parentAnchor = parentOf(saved) ? anchorOf(parent) : undefined;
 	const anchor = parentAnchor ? `p:${parentAnchor}:${subInputOf(saved)}` : anchorOf(saved);

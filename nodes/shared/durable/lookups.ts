@@ -13,7 +13,7 @@ import { asNodeError, statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { mediaGenRequest } from '../transport/request';
 import type { Provenance, RunIdentity } from './identity';
-import { fingerprintOf, provenanceIn } from './identity';
+import { fingerprintOf, nodesBefore, provenanceIn } from './identity';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -242,7 +242,7 @@ export async function ownProvenance(
 		for (const executionId of others) {
 			const data = await ctx.getExecutionDataById(executionId).catch(() => undefined);
 			const name = candidates.find((c) => c.p.executionId === executionId)?.p.node ?? node.name;
-			if (data && fingerprintOf(data, name) === identity.fingerprint) {
+			if (data && fingerprintOf(data, name, nodesBefore(ctx, name)) === identity.fingerprint) {
 				for (const c of candidates) if (c.p.executionId === executionId) sameRun.add(c.p.run);
 			}
 		}

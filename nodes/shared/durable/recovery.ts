@@ -11,7 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { ChargedRule, RecoverRule } from '../catalog/dsl';
 import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
-import { parentRunJobs, sameCallJobs } from './calls';
+import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
 import { loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -227,17 +227,9 @@ export async function orphansOf(
 	const lookups = new Lookups(lookup);
 	const { records } = await lookups.generations('lostTry').records();
 	const asked = new Set(plans.map((p) => p.requestId));
-	const unasked = ({ p, record }: { p: Provenance; record: IDataObject }) =>
-		!!p.request && !asked.has(p.request) && !lookup.claimed.has(String(record.id));
-	const lost = mine.length
-		? (await lostJobs(lookup, records)).filter(unasked).map(({ record }) => record)
-		: [];
-	// a sub-execution of a retried parent: its call's jobs in the parent's lost try ran in another
-	// sub-execution (whose input may have changed since): those no item of this call asks for
-	if (mine.length && lookup.subOfRetried) {
-		const stray = otherExecutions(lookup, records).filter(unasked);
-		lost.push(...(await parentRunJobs(lookup.ctx, byExecution(stray.map((c) => c.record)))));
-	}
+	const lost = (await lostJobs(lookup, records))
+		.filter(({ p }) => mine.length && p.request && !asked.has(p.request))
+		.map(({ record }) => record);
 	if (!byRecord.length || !lookup.ranBefore) return { lost, sameRecord: [] };
 	// record-matched kinds: work on the same record, made since the lost try may have begun (the
 	// window reaches back over the clocks' margin), with values no item asks for now (a row edited
@@ -260,7 +252,8 @@ export async function orphansOf(
 
 /**
  * The jobs of the lost try that may belong to no item, less what this run's positions took: this
- * position's; in Loop Over Items (not in a sub-execution of a retried parent, whose iterations
+ * position's (in a sub-execution of a retried parent, also those of the parent's lost try's
+ * sub-executions); in Loop Over Items (not in a sub-execution of a retried parent, whose iterations
  * take no other position's jobs), at its last iteration every position's (before it, none: a
  * later iteration may take them), each given as asked by no item (`request` set to ORPHAN) when
  * not this position's.
@@ -272,9 +265,17 @@ async function lostJobs(
 	const ends = lookup.repeats ? loopEnds(lookup.ctx) : undefined;
 	const untaken = (list: Array<{ record: IDataObject; p: Provenance }>) =>
 		list.filter(({ record }) => !lookup.claimed.has(String(record.id)));
-	// a sub-execution of a retried parent takes no other position's jobs: its own are named
-	if (ends === undefined || lookup.subOfRetried)
-		return untaken(await ownProvenance(lookup, records));
+	// a sub-execution of a retried parent takes no other position's jobs; its lost try ran in
+	// the sub-executions of the parent's lost try: theirs are named too (every call's of the same
+	// parent run, since which call made which cannot be told once the parent's rows changed)
+	if (lookup.subOfRetried) {
+		const others = otherExecutions(lookup, records);
+		const call = await sameCallJobs(lookup.ctx, byExecution(others.map((c) => c.record)));
+		const lost = new Set([...call.jobs, ...call.unsure].map((r) => String(r.id)));
+		const fromParent = others.filter((c) => lost.has(String(c.record.id)));
+		return untaken([...(await ownProvenance(lookup, records)), ...fromParent]);
+	}
+	if (ends === undefined) return untaken(await ownProvenance(lookup, records));
 	if (ends === false) return [];
 	return untaken(await otherPositions(lookup, records, true)).map((c) =>
 		c.p.runIndex === lookup.position ? c : { ...c, p: { ...c.p, request: ORPHAN } },

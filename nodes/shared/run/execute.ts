@@ -29,7 +29,7 @@ import { isToolCall, stillRunning, TOOL_MODE } from '../jobs/toolCall';
 import { asNodeError } from '../transport/errors';
 import { listFromItems } from '../behaviours/itemLists';
 import { beforeSending, costHint, errorItem, withStartedJobs } from './report';
-import { establish, inFlight, recoverAll } from './start';
+import { continueAfterLostAnswers, establish, inFlight, recoverAll } from './start';
 
 /** Finds the endpoint of a resource and operation. */
 export function findEndpoint(
@@ -59,6 +59,8 @@ interface NodeRun extends RunState {
 	ctx: IExecuteFunctions;
 	count: number;
 	continueOnFail: boolean;
+	/** An item failed and became an error item (Continue On Fail). */
+	failedItems?: boolean;
 	plans: ItemPlan[];
 	/** Output items by input item. */
 	results: Array<INodeExecutionData[] | undefined>;
@@ -148,7 +150,17 @@ function sharedKeys(plans: ItemPlan[]): Map<number, { key: string; first: number
 
 /** An item's error as its output item (its caller decides whether the node stops instead). */
 function failItem(run: NodeRun, error: unknown, itemIndex: number): void {
-	run.results[itemIndex] = [errorItem(error as Error, itemIndex)];
+	run.results[itemIndex] = [failedOutput(run, error, itemIndex)];
+}
+
+/**
+ * A failed item's output (Continue On Fail), shaped for the error output when the node's On
+ * Error sends it there (report.ts errorItem).
+ */
+function failedOutput(run: NodeRun, error: unknown, itemIndex: number): INodeExecutionData {
+	run.failedItems = true;
+	const toErrorOutput = run.ctx.getNode().onError === 'continueErrorOutput';
+	return errorItem(error as Error, itemIndex, toErrorOutput);
 }
 
 /**
@@ -311,13 +323,13 @@ async function stopSending(
 	failed: Map<number, unknown>,
 	error: NodeApiError | NodeOperationError,
 ): Promise<void> {
-	const flying = await inFlight(run, [...failed.keys()]);
+	const flying = await inFlight(run, [...failed.keys()], started);
 	started.push(...flying.jobs);
 	const told = (e: NodeApiError | NodeOperationError) => {
-		if (flying.unknown.length)
+		if (flying.unknown.size)
 			e.description = [
 				e.description,
-				`Sent when the execution was stopped, without an answer: ${flying.unknown.join('; ')}. Check these at MediaGen and cancel them there if they run.`,
+				`Sent when the execution was stopped, without an answer: ${[...flying.unknown.values()].join('; ')}. Check these at MediaGen and cancel them there if they run.`,
 			]
 				.filter(Boolean)
 				.join('\n');
@@ -363,6 +375,7 @@ async function sendAll(run: NodeRun): Promise<void> {
 		if (run.ctx.getExecutionCancelSignal()?.aborted) await stopSending(run, started, failed, error);
 		throw withStartedJobs(error, started);
 	}
+	await continueAfterLostAnswers(run, failed, run.waiting);
 	for (const [itemIndex, error] of failed) {
 		const plan = run.plans.find((p) => p.itemIndex === itemIndex);
 		for (const item of plan?.items ?? [itemIndex]) failItem(run, error, item);
@@ -397,7 +410,7 @@ async function waitAndOutput(run: NodeRun): Promise<void> {
 		} catch (error) {
 			if (!run.continueOnFail)
 				throw withStartedJobs(asNodeError(ctx, error, job.itemIndex), started);
-			out = errorItem(error as Error, job.itemIndex);
+			out = failedOutput(run, error, job.itemIndex);
 		}
 		(run.results[job.itemIndex] ??= []).push(out);
 	}
@@ -456,7 +469,12 @@ export async function executeCatalog(
 	await sendAll(run);
 	await waitAndOutput(run);
 	// in a loop, a later position's lookup must not take what this one made (nor, with progress
-	// saved, what n8n's Retry restores of it)
-	run.memory.clear(run.plans.some(foundByRecord) || !!run.lookup?.repeats);
+	// saved, what n8n's Retry restores of it). A run with failed items (Continue On Fail) did not
+	// end well: with Retry On Fail n8n runs the node again when its first item failed
+	// (WorkflowExecute checkFailure), and that try must know what this one started, was charged
+	// for or sent without an answer, as after a run that threw
+	const keepClaims = run.plans.some(foundByRecord) || !!run.lookup?.repeats;
+	if (!run.failedItems) run.memory.clear(keepClaims);
+	else if (keepClaims) run.memory.claim(run.memory.claimed());
 	return outputOf(run);
 }

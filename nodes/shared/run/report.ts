@@ -10,20 +10,25 @@ import { isRefusal } from '../budget/messages';
 import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 
-/** An error as an output item of its input item (Continue On Fail). */
-export function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+/**
+ * An error as an output item of its input item (Continue On Fail). With the error output (On
+ * Error: Continue (using error output)) n8n moves an item to that output only when its JSON holds
+ * nothing but `error`, `message` and `details` (n8n-core WorkflowExecute.handleNodeErrorOutput;
+ * it then adds the input item's fields): there the description and HTTP code go under `details`,
+ * as n8n's HTTP Request node puts them.
+ */
+export function errorItem(
+	error: Error,
+	itemIndex: number,
+	toErrorOutput = false,
+): INodeExecutionData {
 	const { message, description, httpCode } = error as Error & {
 		description?: string;
 		httpCode?: string;
 	};
-	return {
-		json: {
-			error: message,
-			...(description ? { description } : {}),
-			...(httpCode ? { httpCode } : {}),
-		},
-		pairedItem: { item: itemIndex },
-	};
+	const more = { ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) };
+	const extra = toErrorOutput ? (Object.keys(more).length ? { details: more } : {}) : more;
+	return { json: { error: message, ...extra }, pairedItem: { item: itemIndex } };
 }
 
 /** A job's line in an error: item, id, status and charge. */

@@ -9,7 +9,9 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { ItemPlan, RunState } from '../behaviours/behaviour';
 import { optionsOf } from '../behaviours/behaviour';
 import { pendingJobsOf } from '../behaviours/job';
+import type { JobSettings } from '../jobs/output';
 import type { PendingJob } from '../jobs/poller';
+import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
 import { establishRun, repeatsInExecution } from '../durable/identity';
@@ -143,21 +145,33 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 }
 
 /**
- * After Stop, the creates that were in flight (sent, unanswered): looked up at MediaGen a second
- * later, so that jobs already made are cancelled with the others; the rest named as possibly
- * charged.
+ * The creates and charged calls of `items` sent without an answer (in flight when Stop came, or
+ * answered by a 5xx or a dropped connection after MediaGen may have done the work): looked up at
+ * MediaGen a second later, the jobs found returned (to cancel them with the others after Stop, to
+ * wait for them with Continue On Fail); the rest named by item, as possibly started or charged.
  */
 export async function inFlight(
 	run: StartingRun,
 	items: number[],
-): Promise<{ jobs: PendingJob[]; unknown: string[] }> {
+	answered: PendingJob[],
+): Promise<{ jobs: PendingJob[]; unknown: Map<number, string> }> {
 	const plans = run.plans.filter(
 		(p) => items.includes(p.itemIndex) && run.memory.isUnsure(p.itemIndex),
 	);
-	const result = { jobs: [] as PendingJob[], unknown: [] as string[] };
+	const result = { jobs: [] as PendingJob[], unknown: new Map<number, string>() };
 	if (!plans.length || !run.lookup) return result;
 	await sleep(STOP_LOOKUP_DELAY_MS);
-	const lookup: Lookup = { ...run.lookup, ignoreCancel: true, findKeyed: true };
+	// this run sent them: a record-matched kind may be found by its record (ranBefore), which the
+	// run's lookup, made before anything was sent, does not allow; the jobs its other items got
+	// answers for are theirs (the same work asked twice: duplicate rows)
+	const claimed = new Set([...run.lookup.claimed, ...answered.map((j) => j.id)]);
+	const lookup: Lookup = {
+		...run.lookup,
+		claimed,
+		ignoreCancel: true,
+		findKeyed: true,
+		ranBefore: true,
+	};
 	const creating = plans.filter((p) => p.job && !p.job.known);
 	const found = await recoverStartedJobs(lookup, creating).catch(() => undefined);
 	for (const plan of plans) {
@@ -168,15 +182,57 @@ export async function inFlight(
 			const key = plan.request.idempotencyKey
 				? `, Idempotency-Key ${plan.request.idempotencyKey}`
 				: '';
+			const unsure = found?.unsure.get(plan.itemIndex);
 			const what = jobs
 				? `started ${jobs.map((j) => String(j.id)).join(', ')}`
-				: plan.job
-					? 'may have started a job that MediaGen does not list yet'
-					: 'may have been charged';
-			result.unknown.push(`item ${plan.itemIndex + 1} (${plan.endpoint.name}${key}) ${what}`);
+				: unsure
+					? `may have started a job; the lookup cannot tell which: ${unsure}`
+					: plan.job
+						? 'may have started a job that MediaGen does not list yet'
+						: 'may have been charged';
+			result.unknown.set(
+				plan.itemIndex,
+				`item ${plan.itemIndex + 1} (${plan.endpoint.name}${key}) ${what}`,
+			);
 		}
 	}
 	return result;
+}
+
+/**
+ * With Continue On Fail the execution goes on, so no Retry looks for the work of a create or
+ * charged call sent without an answer (a 5xx or a dropped connection after MediaGen may have done
+ * it): it is looked up now, as after Stop (inFlight). A job found joins `waiting` (it is waited
+ * for and output with its item, which no longer fails); what is not found is named in the item's
+ * error in `failed`.
+ */
+export async function continueAfterLostAnswers(
+	run: StartingRun,
+	failed: Map<number, unknown>,
+	waiting: Array<{ job: PendingJob; settings: JobSettings }>,
+): Promise<void> {
+	const lost = await inFlight(
+		run,
+		[...failed.keys()],
+		waiting.map((w) => w.job),
+	);
+	for (const job of lost.jobs) {
+		const settings = run.plans.find((p) => p.itemIndex === job.itemIndex)?.job?.settings;
+		if (!settings) continue;
+		failed.delete(job.itemIndex);
+		waiting.push({ job, settings });
+	}
+	waiting.sort((a, b) => a.job.itemIndex - b.job.itemIndex);
+	for (const [itemIndex, what] of lost.unknown) {
+		const error = asNodeError(run.ctx, failed.get(itemIndex), itemIndex);
+		error.description = [
+			error.description,
+			`Sent without an answer, and the execution went on (On Error): ${what}. Check it at MediaGen: it may be charged.`,
+		]
+			.filter(Boolean)
+			.join('\n');
+		failed.set(itemIndex, error);
+	}
 }
 
 /** How long after Stop the in-flight creates are looked for (MediaGen finishes what it received). */
