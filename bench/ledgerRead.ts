@@ -20,7 +20,7 @@ import { startSandbox } from '../sandbox';
 import { POLLING } from '../nodes/shared/jobs/poller';
 import { RETRY } from '../nodes/shared/transport/retry';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
-import { keyLoad, mostWithin } from '../test/engine/keyLoad';
+import { budgetRequests, keyLoad, mostWithin } from '../test/engine/keyLoad';
 import { seedMonth } from '../test/engine/ledgerSeed';
 import { generationCreate } from '../test/engine/setup';
 import { collectGarbage, fmt, log, machine, sleep, table } from './lib';
@@ -42,8 +42,6 @@ async function ledgerModule(): Promise<{
 		};
 	}
 }
-
-type SandboxOf = Awaited<ReturnType<typeof startSandbox>>;
 
 /** The sandbox (rate limit off: the ledger is booked through its control) and the credential. */
 async function start() {
@@ -67,16 +65,6 @@ async function start() {
 	};
 	return { sb, run };
 }
-
-/** The budget's requests in the sandbox's log: ledger pages and the active list. */
-const budgetRequests = (sb: SandboxOf) =>
-	sb.control
-		.requests({ method: 'GET' })
-		.filter(
-			(r) =>
-				/\/credits\/ledger$/.test(r.path) ||
-				(/\/generations$/.test(r.path) && r.query.status === 'active'),
-		);
 
 /** The contention case: a process's first read beside the user's load on the key. */
 async function contention(jobs: number, label: string) {

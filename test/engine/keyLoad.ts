@@ -62,3 +62,13 @@ export function mostWithin(times: number[], windowMs: number): number {
 	}
 	return most;
 }
+
+/** The credit budget's requests in the sandbox's log: ledger pages and the active list. */
+export const budgetRequests = (sb: Sandbox) =>
+	sb.control
+		.requests({ method: 'GET' })
+		.filter(
+			(r) =>
+				/\/credits\/ledger$/.test(r.path) ||
+				(/\/generations$/.test(r.path) && r.query.status === 'active'),
+		);

@@ -10,7 +10,7 @@ import { sleep } from 'n8n-workflow';
 
 import { forgetLedgers, keptLedgers, LEDGER } from '../../nodes/shared/budget/ledgerRead';
 import { mediaGen, runWorkflow, chain } from './harness';
-import { keyLoad, mostWithin } from './keyLoad';
+import { budgetRequests, keyLoad, mostWithin } from './keyLoad';
 import { MONTH, seedMonth, seededSpend } from './ledgerSeed';
 import { fastJobs, generationCreate, useSandbox } from './setup';
 
@@ -24,16 +24,6 @@ beforeEach(() => {
 afterAll(() => Object.assign(LEDGER, SHIPPED));
 
 const ledgerReads = () => sb.control.requests({ method: 'GET', path: '/credits/ledger' }).length;
-/** The budget's requests answered since the log was cleared: ledger pages and the active list. */
-const budgetRequests = () =>
-	sb.control
-		.requests({ method: 'GET' })
-		.filter(
-			(r) =>
-				/\/credits\/ledger$/.test(r.path) ||
-				(/\/generations$/.test(r.path) && r.query.status === 'active'),
-		);
-
 /** A run of 2 generations on a credential with a monthly budget that has room. */
 async function run(budget = 10_000_000, continueOnFail = false) {
 	const credentials = creds();
@@ -143,7 +133,7 @@ describe("the budget's reads yield to the key's rate limit (a minute played in 6
 		const tookMs = Date.now() - started;
 		await sleep(MINUTE_MS); // and a whole minute after it
 		await load.stop();
-		const budget = budgetRequests();
+		const budget = budgetRequests(sb);
 		return { first, tookMs, load, budget, times: budget.map((r) => Date.parse(r.time)) };
 	}
 
@@ -193,7 +183,7 @@ describe("the budget's reads yield to the key's rate limit (a minute played in 6
 			'completed',
 			'error',
 		]);
-		const budget = budgetRequests();
+		const budget = budgetRequests(sb);
 		expect(budget.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(1);
 		expect(budget.filter((r) => r.status === 200).length).toBeGreaterThan(20);
 	}, 120_000);

@@ -11,14 +11,11 @@
  * settings, faults in the first run, n8n killed again during its Retry, a Wait node); `--case`
  * runs one of them as printed too.
  */
-import '../quiet';
-import { POLLING } from '../../nodes/shared/jobs/poller';
-import { RETRY } from '../../nodes/shared/transport/retry';
-import { startSandbox } from '../../sandbox';
 import type { CaseResult } from './run';
 import { runCase } from './run';
 import type { Scenario } from './scenario';
 import { simulate } from './simulate';
+import { arg, fastSandbox, runMain, soak } from './soak';
 
 /** A case's broken invariants, and those a stated limit covers, one per line. */
 const detail = (result: CaseResult) =>
@@ -26,21 +23,9 @@ const detail = (result: CaseResult) =>
 		.map((v) => `\n    ${v}`)
 		.join('');
 
-function arg(name: string): string | undefined {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
 async function main(): Promise<number> {
-	const runs = Number(arg('runs') ?? 20);
-	const minutes = Number(arg('minutes') ?? 0);
-	let seed = Number(arg('seed') ?? Date.now() % 2_147_483_647);
-	Object.assign(POLLING, { minMs: 20, maxMs: 200 });
-	Object.assign(RETRY, { baseDelayMs: 5, maxDelayMs: 20 });
-	const sb = await startSandbox({ port: 0, quiet: true, rateLimitPerMinute: 0, timeScale: 0.01 });
+	const sb = await fastSandbox();
 	const credentials = { mediaGenApi: { apiKey: sb.keys.pro, baseUrl: sb.baseUrl } };
-	const started = Date.now();
-	let total = 0;
 	const one = arg('case');
 	try {
 		if (one) {
@@ -51,9 +36,8 @@ async function main(): Promise<number> {
 			);
 			return result.violations.length ? 1 : 0;
 		}
-		do {
-			process.stdout.write(`seed ${seed}, ${runs} cases\n`);
-			const report = await simulate(sb, credentials, {
+		return await soak((seed, runs) =>
+			simulate(sb, credentials, {
 				seed,
 				runs,
 				path: arg('path'),
@@ -63,26 +47,11 @@ async function main(): Promise<number> {
 					process.stdout.write(
 						`  ${ms} ms ${result.violations.length ? 'BROKEN' : result.known.length ? 'KNOWN' : 'ok'} ${JSON.stringify(s)} ${result.summary}${detail(result)}\n`,
 					),
-			});
-			total += report.cases;
-			if (report.failure) {
-				process.stdout.write(`${report.failure}\n`);
-				return 1;
-			}
-			seed = (seed * 48_271) % 2_147_483_647;
-		} while (minutes > 0 && Date.now() - started < minutes * 60_000);
-		const s = Math.round((Date.now() - started) / 1000);
-		process.stdout.write(`${total} cases in ${s} s, no invariant broken\n`);
-		return 0;
+			}),
+		);
 	} finally {
 		await sb.close();
 	}
 }
 
-main().then(
-	(code) => process.exit(code),
-	(error: Error) => {
-		process.stderr.write(`${error.stack ?? String(error)}\n`);
-		process.exit(2);
-	},
-);
+runMain(main);
