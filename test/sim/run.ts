@@ -352,6 +352,14 @@ export function injectFault(sb: Sandbox, path: string, f: Fault): void {
 	// a gateway's 502: MediaGen made the job, its answer never came back
 	else if (f.kind === 'lost')
 		sb.control.addFault({ kind: 'fail', ...at, status: 502, afterWork: true });
+	else if (f.kind === 'conflict')
+		sb.control.addFault({
+			kind: 'fail',
+			...at,
+			status: 409,
+			code: 'conflict',
+			message: 'The record is busy',
+		});
 	else sb.control.addFault({ kind: 'fail', ...at, status: 402 });
 }
 
@@ -501,15 +509,6 @@ export async function settle(api: Api): Promise<void> {
  */
 export const knownLimit = (s: Scenario) => s.shape === 'loop' && s.kind !== 'generation' && s.other;
 
-/**
- * The open finding docs/batches.md names (seed 777): the node failed on a create refused with
- * 402, not killed; another execution dubbed the same edit into the same language before n8n's
- * Retry, whose item then gets that dub. The adversary's cases of that class report it, as the
- * concurrent cases report theirs.
- */
-const knownOpen = (s: Scenario, first: FirstRun) =>
-	s.kind === 'dub' && s.other && first.status === 'error' && s.adversary?.fault?.kind === 'refused';
-
 export interface CaseResult {
 	violations: string[];
 	/** Broken invariants that a stated limit covers (knownLimit). */
@@ -626,7 +625,7 @@ export async function runCase(
 	const conflicts = phases.reduce((n, p) => n + p.conflicts, 0);
 	if (conflicts) summary.push(`${conflicts} create${conflicts === 1 ? '' : 's'} answered 409`);
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
-	const { violations, known } = check(s, outcome, made, others, records, knownOpen(s, first));
+	const { violations, known } = check(s, outcome, made, others, records);
 	return { violations, known, summary: summary.join(', ') };
 }
 
@@ -635,6 +634,7 @@ const FAULT_ERROR: Record<Fault['kind'], RegExp> = {
 	refused: /\(402\)/,
 	lost: /\(502\)/,
 	drop: /Could not reach MediaGen/,
+	conflict: /Conflict: The record is busy/,
 };
 
 /** The invariants of the header, on the case's last execution and the jobs the sandbox made. */
@@ -644,7 +644,6 @@ function check(
 	made: Made[],
 	others: string[],
 	records: Records,
-	open: boolean,
 ): { violations: string[]; known: string[] } {
 	const violations: string[] = [];
 	const known: string[] = [];
@@ -714,7 +713,7 @@ function check(
 		const got = jobsOf(rest);
 		for (const g of got) {
 			if (others.includes(g.id))
-				(knownLimit(s) || open ? known : violations).push(
+				(knownLimit(s) ? known : violations).push(
 					`4: output ${g.id} is another execution's job`,
 				);
 			delivered.add(g.id);

@@ -57,12 +57,14 @@ export interface NodeSettings {
 /**
  * A fault the sandbox injects in the first run from its k-th create on: `lost`, a 5xx after
  * MediaGen did the work (the answer of a made job lost); `drop`, the connection dropped after
- * the work; `refused`, 402 before any work. `times`: how many creates in a row it hits (the
+ * the work; `refused`, 402 before any work; `conflict`, a 409 `conflict` before any work (the
+ * spec's "conflict" with a code the node does not know: not the key's `idempotency_key_reused`,
+ * which the sandbox's own key model answers when a Retry sends a key again). `times`: how many creates in a row it hits (the
  * transport sends a keyed create again after a 5xx or a dropped connection, up to 5 tries in all;
  * `all`: every one, until the Retry).
  */
 export interface Fault {
-	kind: 'lost' | 'drop' | 'refused';
+	kind: 'lost' | 'drop' | 'refused' | 'conflict';
 	k: number;
 	times: 1 | 5 | 'all';
 }
@@ -211,7 +213,7 @@ export const adversaryScenario: fc.Arbitrary<Scenario> = fc
 		settings,
 		fault: fc.option(
 			fc.record({
-				kind: fc.constantFrom<Fault['kind']>('lost', 'drop', 'refused'),
+				kind: fc.constantFrom<Fault['kind']>('lost', 'drop', 'refused', 'conflict'),
 				k: fc.nat(5),
 				times: fc.constantFrom<Fault['times']>(1, 5, 'all'),
 			}),
