@@ -135,10 +135,8 @@ function around(s: Scenario, job: TestNode) {
 
 /** The parent workflow and the sub-workflows of the case, with the rows given. */
 export function workflowsOf(s: Scenario, rows: string[], records: Records) {
-	const list = items(
-		'Rows',
-		rows.map((r) => itemOf(r, records)),
-	);
+	const rowItems = rows.map((r) => itemOf(r, records));
+	const list = items('Rows', rowItems);
 	const job = around(s, jobNode(s, records));
 	const errorOutput = s.adversary?.settings.onError === 'continueErrorOutput';
 	// an adversary's case waits in the node after MediaGen only where n8n is killed in it (a run
@@ -166,6 +164,11 @@ export function workflowsOf(s: Scenario, rows: string[], records: Records) {
 		];
 		// the error output's items go back to the loop too, as a workflow that handles them does
 		if (errorOutput) edges.push(['MediaGen', 'Loop', 1]);
+	} else if (s.shape === 'two') {
+		// the second MediaGen node asks the same for each row (the rows again before it)
+		const second = { ...jobNode(s, records), name: 'MediaGen 2' };
+		nodes = [list, ...job.nodes, slow('First', 0, 0), items('Again', rowItems), second, after];
+		edges = inOrder('Rows', 'MediaGen', 'First', 'Again', 'MediaGen 2', 'Slow');
 	} else {
 		workflows.push(
 			shape({
@@ -177,6 +180,17 @@ export function workflowsOf(s: Scenario, rows: string[], records: Records) {
 		if (s.shape === 'sub') {
 			nodes = [list, executeWorkflow('Call 1', SUB_ID), after];
 			edges = inOrder('Rows', 'Call 1', 'Slow');
+		} else if (s.shape === 'subSeq') {
+			// called twice in a row: the rows again before the second call
+			const again = items('Again', rowItems);
+			nodes = [
+				list,
+				executeWorkflow('Call 1', SUB_ID),
+				again,
+				executeWorkflow('Call 2', SUB_ID),
+				after,
+			];
+			edges = inOrder('Rows', 'Call 1', 'Again', 'Call 2', 'Slow');
 		} else {
 			nodes = [list, executeWorkflow('Call 1', SUB_ID), executeWorkflow('Call 2', SUB_ID), after];
 			edges = [
@@ -418,9 +432,11 @@ const lastItems = (runData: Record<string, ITaskData[]>, node: string): INodeExe
 
 /** What the workflow output: the node after MediaGen's, or each call's of a sub-workflow called twice. */
 export const outputsOf = (shape: Scenario['shape'], runData: Record<string, ITaskData[]>) =>
-	shape === 'subTwice'
+	shape === 'subTwice' || shape === 'subSeq'
 		? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
-		: [lastOut(runData, 'Slow')];
+		: shape === 'two'
+			? [lastOut(runData, 'First'), lastOut(runData, 'Slow')]
+			: [lastOut(runData, 'Slow')];
 
 /** The input item an output item comes from (its first paired item). */
 const pairedOf = (item: INodeExecutionData) => {
@@ -713,18 +729,16 @@ function check(
 		const got = jobsOf(rest);
 		for (const g of got) {
 			if (others.includes(g.id))
-				(knownLimit(s) ? known : violations).push(
-					`4: output ${g.id} is another execution's job`,
-				);
+				(knownLimit(s) ? known : violations).push(`4: output ${g.id} is another execution's job`);
 			delivered.add(g.id);
 		}
 		if (s.kind !== 'captions' && new Set(got.map((g) => g.id)).size !== got.length)
 			violations.push(`2: one job given to two items (${got.map((g) => g.id).join()})`);
 	}
-	if (s.shape === 'subTwice' && s.kind !== 'captions') {
+	if (calls(s.shape) === 2 && s.kind !== 'captions') {
 		const [one, two] = outputs.map((o) => new Set(jobsOf(o).map((j) => j.id)));
 		if ([...one].some((id) => two.has(id)))
-			violations.push('4: both calls of the sub-workflow output the same job');
+			violations.push('4: both calls (or both MediaGen nodes) output the same job');
 	}
 	// 3. every job charged reaches an item or is named (captions: tasks are not output); in the
 	// known limit, the job another execution's displaced is the same finding
