@@ -15,6 +15,8 @@ import { pause } from '../transport/retry';
 import { asNodeError, statusOf } from '../transport/errors';
 import type { LedgerEntry, LedgerStart } from './ledger';
 import { claimsOf, entryOf, isSpending, walkLedger } from './ledger';
+import type { LedgerSummary } from './ledgerSummary';
+import { loadSummary, saveSummary } from './ledgerSummary';
 
 export const LEDGER = {
 	path: '/credits/ledger',
@@ -48,6 +50,11 @@ export const LEDGER = {
 	readsPerMinute: 30,
 	/** How often a run waiting for another run's first read of the key checks for a Stop (ms). */
 	waitCheckMs: 1_000,
+	/**
+	 * A process's first read with the workflow's saved summary (ledgerSummary.ts) reads back at
+	 * most this many pages (`all=true`) to find its anchor; past that, the first read as without.
+	 */
+	summaryPages: 20,
 };
 
 /** The budget's pace on the key (LEDGER.readsBurst, LEDGER.readsPerMinute). */
@@ -67,6 +74,10 @@ export interface LedgerRead {
 	now: number;
 	/** Requests this read sent. */
 	requests: number;
+	/** What a workflow may save for a new process's first read (ledgerSummary.ts). */
+	summary?: LedgerSummary;
+	/** This read was a process's first and started from the workflow's saved summary. */
+	restored?: boolean;
 }
 
 /** One page of the ledger, newest first, with the Date MediaGen answered it at. */
@@ -134,14 +145,14 @@ function windowOf(
 
 /**
  * Folds the closed entries before the oldest held reservation into the summary once there are
- * `LEDGER.foldAfter` of them: the period as the rule stood there, and the entries from there on
- * that close a reservation booked before (skipped by the walk).
+ * `after` of them (`LEDGER.foldAfter`): the period as the rule stood there, and the entries from
+ * there on that close a reservation booked before (skipped by the walk).
  */
-function fold(k: Known): Known {
+function fold(k: Known, after = LEDGER.foldAfter): Known {
 	const walk = walkLedger(k.tail, k.start, {});
 	const held = walk.claims.find((c) => c.state === 'held');
 	const point = held ? held.entry : k.newest + 1;
-	if (point - k.base < Math.max(1, LEDGER.foldAfter)) return k;
+	if (point - k.base < Math.max(1, after)) return k;
 	const at = held?.before ?? walk;
 	const cut = k.tail.findIndex((e) => e.id >= point);
 	const tail = cut < 0 ? [] : k.tail.slice(cut);
@@ -320,13 +331,82 @@ async function firstRead(
 }
 
 /**
+ * What a workflow saves for a new process (ledgerSummary.ts): what this process knows, folded up
+ * to the oldest reservation still held (or the newest entry, when none is), without the entries.
+ */
+function summaryOf(k: Known): LedgerSummary | undefined {
+	const tight = fold(k, 1);
+	const anchor = tight.tail[0] ?? tight.last;
+	if (!anchor) return undefined;
+	return {
+		since: tight.since,
+		anchor: { ...anchor },
+		after: !tight.tail.length,
+		balance: tight.start.balance,
+		spent: tight.start.spent,
+		skip: [...(tight.start.skip ?? [])].sort((a, b) => a - b),
+		prefixAt: Number.isFinite(tight.prefixAt) ? tight.prefixAt : null,
+	};
+}
+
+const sameSaved = (e: LedgerEntry, saved: LedgerEntry) =>
+	same(e, saved) && e.balanceAfter === saved.balanceAfter;
+
+/**
+ * A process's first read from the workflow's saved summary: the ledger (`all=true`) newest first,
+ * from `top` (the read's first page), back to the summary's anchor, which must be there as saved.
+ * Undefined (the first read as without a summary) when the summary is of another period, or its
+ * anchor is not found: an older entry (or one before the period's start) comes first, the ledger
+ * ends, or `LEDGER.summaryPages` pages were read.
+ */
+async function fromSummary(
+	source: LedgerSource,
+	top: LedgerPage,
+	saved: LedgerSummary,
+	since: number,
+): Promise<{ known?: Known; requests: number }> {
+	let requests = 0;
+	if (saved.since !== since) return { requests };
+	const read: LedgerEntry[] = [];
+	for (let page = top, pages = 1; ; pages++) {
+		for (const e of page.entries) {
+			if (e.id === saved.anchor.id) {
+				if (!sameSaved(e, saved.anchor)) return { requests };
+				if (!saved.after) read.push(e);
+				const tail = read.reverse();
+				const last = tail.at(-1) ?? e;
+				const skip = saved.skip.length ? { skip: new Set(saved.skip) } : {};
+				const known: Known = {
+					since,
+					base: tail[0]?.id ?? last.id + 1,
+					start: { balance: saved.balance, spent: saved.spent, ...skip },
+					prefixAt: saved.prefixAt ?? -Infinity,
+					tail,
+					newest: last.id,
+					last,
+				};
+				return { known, requests };
+			}
+			if (e.id < saved.anchor.id || (!saved.after && e.at < since)) return { requests };
+			read.push(e);
+		}
+		if (page.next === undefined || !page.entries.length || pages >= LEDGER.summaryPages)
+			return { requests };
+		page = await source.page(true, page.next);
+		requests++;
+	}
+}
+
+/**
  * Reads the ledger for the period that holds MediaGen's clock (`sinceOf(now)`): what is new since
- * this process's last read of the same period, or a first read.
+ * this process's last read of the same period, or a first read (from `saved`, the workflow's
+ * summary, when it is of this period and its anchor is found).
  */
 export async function readFrom(
 	source: LedgerSource,
 	key: string,
 	sinceOf: (now: number) => number,
+	saved?: LedgerSummary,
 ): Promise<LedgerRead> {
 	const top = await source.page(true);
 	let requests = 1;
@@ -336,6 +416,7 @@ export async function readFrom(
 	// a ledger that has fewer entries than this process knows is not the one it read
 	if (cached && (top.entries[0]?.id ?? 0) < cached.newest) cached = undefined;
 	let next: Known | undefined;
+	let restored = false;
 	if (cached) {
 		const fresh: LedgerEntry[] = [];
 		let page = top;
@@ -370,7 +451,13 @@ export async function readFrom(
 			// the first page holds the whole period
 			const ordered = [...top.entries].reverse();
 			next = windowOf(since, ordered, ordered.at(-1));
-		} else {
+		} else if (saved) {
+			const from = await fromSummary(source, top, saved, since);
+			requests += from.requests;
+			next = from.known;
+			restored = !!next;
+		}
+		if (!next) {
 			const first = await firstRead(source, sinceOf, now);
 			requests += first.requests;
 			next = first.known;
@@ -381,7 +468,15 @@ export async function readFrom(
 	const latest = known.get(key);
 	// a concurrent read of this process that got further stays
 	if (!latest || latest === cached || latest.newest <= next.newest) known.set(key, next);
-	return { entries: next.tail, start: next.start, newest: next.newest, now, requests };
+	return {
+		entries: next.tail,
+		start: next.start,
+		newest: next.newest,
+		now,
+		requests,
+		summary: summaryOf(next),
+		...(restored ? { restored } : {}),
+	};
 }
 
 /**
@@ -453,11 +548,15 @@ const firstReads = new Map<string, Promise<LedgerRead>>();
  * was read before is read again). While a first read of the key is under way in this process, a
  * run waits for it (until its execution is stopped) and then reads only what is new: runs that
  * start together on a process that knows nothing of the ledger make one first read, not one each
- * (they would otherwise share the key's budget pace and each take as long as all of them).
+ * (they would otherwise share the key's budget pace and each take as long as all of them). A
+ * process's first read starts from the summary the workflow saved in its static data for this key
+ * and `label` (the period settings) when it holds (ledgerSummary.ts); after every read the
+ * summary is saved there again.
  */
 export async function readLedger(
 	ctx: IExecuteFunctions,
 	sinceOf: (now: number) => number,
+	label: string,
 ): Promise<LedgerRead> {
 	const key = await keyIdentity(ctx);
 	const source = mediaGenLedger(ctx);
@@ -465,14 +564,24 @@ export async function readLedger(
 		await pause(0, cancelSignalOf(ctx)); // a Stop ends the wait (checked every waitCheckMs)
 		await Promise.race([under.catch(() => undefined), sleep(LEDGER.waitCheckMs)]);
 	}
-	if (known.has(key)) return await readFrom(source, key, sinceOf);
-	const read = readFrom(source, key, sinceOf);
-	firstReads.set(key, read);
-	try {
-		return await read;
-	} finally {
-		if (firstReads.get(key) === read) firstReads.delete(key);
+	let read: LedgerRead;
+	if (known.has(key)) read = await readFrom(source, key, sinceOf);
+	else {
+		const saved = await loadSummary(ctx, key, label);
+		const first = readFrom(source, key, sinceOf, saved);
+		firstReads.set(key, first);
+		try {
+			read = await first;
+		} finally {
+			if (firstReads.get(key) === first) firstReads.delete(key);
+		}
 	}
+	try {
+		if (read.summary) await saveSummary(ctx, key, label, read.summary);
+	} catch {
+		// not saved: the next process's first read reads as without it
+	}
+	return read;
 }
 
 /** What this process keeps of each credential's ledger (tests, benchmarks): entries, skip ids. */
