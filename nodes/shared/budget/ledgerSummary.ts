@@ -65,7 +65,9 @@ function content(s: LedgerSummary, slot: string, label: string): string {
 }
 
 const macOf = (s: LedgerSummary, slot: string, label: string, secret: string) =>
-	createHmac('sha256', secret).update(content(s, slot, label)).digest('hex');
+	createHmac('sha256', secret)
+		.update(content(s, slot, label))
+		.digest('hex');
 
 /** The summary as saved (plain JSON, with its HMAC); undefined when it is too large to keep. */
 export function sealSummary(
