@@ -15,7 +15,7 @@ import type { LedgerSummary } from '../../nodes/shared/budget/ledgerSummary';
 import { openSummary, sealSummary, slotOf, SUMMARY } from '../../nodes/shared/budget/ledgerSummary';
 import { mediaGen, runWorkflow, chain } from './harness';
 import { budgetRequests, keyLoad, mostWithin } from './keyLoad';
-import { MONTH, seedMonth, seededSpend } from './ledgerSeed';
+import { MONTH, seedMonth, seedMore, seededSpend } from './ledgerSeed';
 import { fastJobs, generationCreate, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
@@ -309,6 +309,13 @@ describe("a new process's first read from the workflow's saved summary (finding 
 			),
 		);
 		expect(more.ledger).toBeLessThanOrEqual(8);
+		// a day of the workspace's other work since (500 jobs, 1,450 entries, 15 pages), a new
+		// process: read back to the summary's anchor (about 96 requests without it)
+		seedMore(sb, 500, 86_400_000);
+		newProcess();
+		const dayLater = await runOn(wf, 10_000_000);
+		expect(dayLater.out).toEqual(['completed', 'completed']);
+		expect(dayLater.ledger).toBeLessThanOrEqual(25);
 	}, 120_000);
 
 	/** The saved summary changed by `edit`; the run must read as without it and answer the same. */

@@ -599,7 +599,7 @@ describe('the summary and the bounded first read give the rule the answer of the
 	});
 
 	test("property: a new process's first read from the summary a workflow saved gives the answer of a process that kept reading, reading back only to the summary's anchor; another period's summary is not used", async () => {
-		LEDGER.summaryPages = Infinity;
+		LEDGER.summaryShare = Infinity;
 		let restored = 0;
 		await fc.assert(
 			fc.asyncProperty(
@@ -650,5 +650,43 @@ describe('the summary and the bounded first read give the rule the answer of the
 		);
 		// most cases read from the summary (the others: a first page that held the whole period)
 		expect(restored).toBeGreaterThan(150);
+	});
+
+	test('a summary anchored before the newest quarter of the period so far is not used, and costs no request; within it, it is', async () => {
+		LEDGER.summaryShare = 0.25;
+		const m = new Memory(3);
+		const l = new Ledger(m);
+		l.apply({ kind: 'grant', cost: 9, pick: 0, gap: 0 }, 0);
+		let n = 1;
+		const jobs = (count: number) => {
+			for (let i = 0; i < count; i++) {
+				l.apply({ kind: 'reserve', cost: 1, pick: 0, gap: 1 }, n++);
+				l.apply({ kind: 'settle', cost: 1, pick: 0, gap: 0 }, n++);
+			}
+		};
+		jobs(60);
+		const { summary } = await readFrom(m, 'kept', () => 0);
+		expect(summary?.after).toBe(true);
+		const read = async (key: string, saved = summary) => {
+			m.requests = 0;
+			const r = await readFrom(m, key, () => 0, saved);
+			return {
+				restored: r.restored,
+				requests: m.requests,
+				walk: walkLedger(r.entries, r.start, {}),
+			};
+		};
+		jobs(10); // 10 of the period's 70 time units since the anchor: within the newest quarter
+		const within = await read('a');
+		expect(within.restored).toBe(true);
+		// 30 entries since the anchor, 3 a page, and the page that holds the anchor
+		expect(within.requests).toBeLessThanOrEqual(30 / 3 + 1);
+		expect(within.walk.spent).toBe(70);
+		jobs(30); // 40 of 100: older than the newest quarter
+		const older = await read('b');
+		const without = await read('c', undefined);
+		expect(older.restored).toBeUndefined();
+		expect(older.requests).toBe(without.requests);
+		expect(older.walk.spent).toBe(100);
 	});
 });
