@@ -448,8 +448,10 @@ export async function readLedger(
 	let read: LedgerRead;
 	if (known.has(key)) read = await readFrom(source, key, sinceOf);
 	else {
-		const saved = await loadSummary(ctx, key, label);
-		const first = readFrom(source, key, sinceOf, saved);
+		// registered before anything is awaited: a run that starts meanwhile waits for this read
+		const first = loadSummary(ctx, key, label).then(
+			async (saved) => await readFrom(source, key, sinceOf, saved),
+		);
 		firstReads.set(key, first);
 		try {
 			read = await first;
