@@ -15,24 +15,33 @@
  * first estimate), the budget's requests a minute, and 3 later runs' times.
  *
  *   node_modules/.bin/tsx bench/ledgerRead.ts contention [jobs=10000] [label=after]
+ *
+ * The first read of a new process from the summary the workflow saved in its static data (#38,
+ * finding 3): the workflow run as production runs it (n8n saves its static data after the run),
+ * then a new process (what the process kept forgotten) runs it again: right after, and after a
+ * day of the month's work (jobs / 20, booked like the month's) since the workflow's last run.
+ *
+ *   node_modules/.bin/tsx bench/ledgerRead.ts summary [jobs=10000,100000]
  */
 import { startSandbox } from '../sandbox';
 import { POLLING } from '../nodes/shared/jobs/poller';
 import { RETRY } from '../nodes/shared/transport/retry';
 import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
 import { budgetRequests, keyLoad, mostWithin } from '../test/engine/keyLoad';
-import { seedMonth } from '../test/engine/ledgerSeed';
+import { seedMonth, seedMore } from '../test/engine/ledgerSeed';
 import { generationCreate } from '../test/engine/setup';
 import { collectGarbage, fmt, log, machine, sleep, table } from './lib';
 
 const CONTENTION = process.argv[2] === 'contention';
-const SIZES = (process.argv[2] ?? '10000,100000').split(',').map(Number);
+const SUMMARY = process.argv[2] === 'summary';
+const SIZES = (process.argv[SUMMARY ? 3 : 2] ?? '10000,100000').split(',').map(Number);
 const LATER = CONTENTION ? 3 : Number(process.argv[3] ?? 3);
 
 /** The ledger module of this checkout (before #38's findings 2 and 3 it was ledger.ts alone). */
 async function ledgerModule(): Promise<{
 	forgetLedgers(): void;
 	keptLedgers?: () => Array<{ entries: number }>;
+	LEDGER?: { readsPerMinute: number };
 }> {
 	try {
 		return await import('../nodes/shared/budget/ledgerRead');
@@ -57,13 +66,23 @@ async function start() {
 			budgetCredits: 10_000_000,
 		},
 	};
-	/** A run of a 2-item Generation → Create on the credential. */
-	const run = async () => {
-		const node = mediaGen('Generate', generationCreate({}, 300), { typeVersion: 2 });
-		const r = await runWorkflow(chain([{ row: 1 }, { row: 2 }], [node]), { credentials });
+	/** A 2-item Generation → Create on the credential. */
+	const workflow = () =>
+		chain(
+			[{ row: 1 }, { row: 2 }],
+			[mediaGen('Generate', generationCreate({}, 300), { typeVersion: 2 })],
+		);
+	/**
+	 * A run of `wf` in mode `trigger` (n8n saves its static data after the run, in
+	 * `wf.staticData`), or of a new workflow in the editor's (manual) mode.
+	 */
+	const run = async (wf?: ReturnType<typeof chain>) => {
+		const r = wf
+			? await runWorkflow(wf, { credentials, mode: 'trigger' })
+			: await runWorkflow(workflow(), { credentials });
 		if (r.error) throw r.error;
 	};
-	return { sb, run };
+	return { sb, run, workflow };
 }
 
 /** The contention case: a process's first read beside the user's load on the key. */
@@ -140,7 +159,63 @@ async function contention(jobs: number, label: string) {
 	);
 }
 
+/** The first run of a new process with the workflow's saved summary (ledger + active-list requests). */
+async function summary() {
+	const ledger = await ledgerModule();
+	// request counts, not the pace: a first read of a 100,000-job month would take 30 minutes
+	if (ledger.LEDGER) ledger.LEDGER.readsPerMinute = 60_000_000;
+	const { sb, run, workflow } = await start();
+	const count = () => {
+		const n = (path: string, status?: string) =>
+			sb.control
+				.requests({ method: 'GET', path })
+				.filter((r) => !status || r.query.status === status).length;
+		const got = `${n('/credits/ledger$')} + ${n('/generations$', 'active')}`;
+		sb.control.clearRequests();
+		return got;
+	};
+	const rows: Array<Array<string | number>> = [];
+	for (const jobs of SIZES) {
+		sb.control.reset();
+		ledger.forgetLedgers();
+		const entries = seedMonth(sb, jobs);
+		const wf = workflow();
+		sb.control.clearRequests();
+		await run(wf);
+		const without = count();
+		ledger.forgetLedgers(); // a new process (main restarted, a new worker)
+		await run(wf);
+		const right = count();
+		const day = Math.round(jobs / 20);
+		const more = seedMore(sb, day, 86_400_000);
+		ledger.forgetLedgers();
+		sb.control.clearRequests();
+		await run(wf);
+		const later = count();
+		rows.push([
+			`${jobs.toLocaleString('en')} (${entries.toLocaleString('en')})`,
+			without,
+			right,
+			`${later} (${day.toLocaleString('en')} jobs, ${more.toLocaleString('en')} entries)`,
+		]);
+	}
+	await sb.close();
+	console.log(machine());
+	console.log(
+		table(
+			[
+				'jobs in the month (ledger entries)',
+				'first run of a process, no summary: ledger + active-list requests',
+				"first run of a new process with the workflow's summary, right after",
+				'the same after a day of other work on the workspace',
+			],
+			rows,
+		),
+	);
+}
+
 async function main() {
+	if (SUMMARY) return await summary();
 	if (CONTENTION)
 		return await contention(Number(process.argv[3] ?? 10_000), process.argv[4] ?? 'after');
 	const ledger = await ledgerModule();

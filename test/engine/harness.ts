@@ -44,9 +44,11 @@ export interface TestNode {
 /**
  * How the harness runs an execution: the n8n instance (credentials, n8n's execution store
  * `saved`, which n8n major saves, the event log, other workflows: see n8nHost.ts) and, for a
- * new run, the node it starts with (default: the first node without a main input).
+ * new run, the node it starts with (default: the first node without a main input) and its mode
+ * (default `manual`, the editor's; any other saves the workflow's changed static data in
+ * `workflowData.staticData`, as n8n saves it with the workflow).
  */
-export type RunOptions = HostOptions & { startNode?: string };
+export type RunOptions = HostOptions & { startNode?: string; mode?: WorkflowExecuteMode };
 
 export interface RunResult {
 	run: IRun;
@@ -140,7 +142,7 @@ export function startWorkflow(
 	const run = startExecution(
 		workflowData,
 		options,
-		from ?? { mode: 'manual', startNode: options.startNode },
+		from ?? { mode: options.mode ?? 'manual', startNode: options.startNode },
 	);
 	return { cancel: () => run.cancel(), done: run.done.then(toResult) };
 }

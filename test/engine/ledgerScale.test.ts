@@ -3,15 +3,19 @@
  * n8n-core's engine against the sandbox with a month of 10,000 and of 70,000 jobs booked in its
  * ledger: the first read of a process reads reservations only back to the oldest held one (and
  * settled entries before it), and later reads send a constant few requests however long the
- * period is, past the old cache's 200,000 entries too.
+ * period is, past the old cache's 200,000 entries too; a new process's first read of a workflow
+ * that saved its summary in its static data reads back only to that summary.
  */
-import type { IDataObject } from 'n8n-workflow';
+import { createHash } from 'node:crypto';
+import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { forgetLedgers, keptLedgers, LEDGER } from '../../nodes/shared/budget/ledgerRead';
+import type { LedgerSummary } from '../../nodes/shared/budget/ledgerSummary';
+import { openSummary, sealSummary, slotOf, SUMMARY } from '../../nodes/shared/budget/ledgerSummary';
 import { mediaGen, runWorkflow, chain } from './harness';
 import { budgetRequests, keyLoad, mostWithin } from './keyLoad';
-import { MONTH, seedMonth, seededSpend } from './ledgerSeed';
+import { MONTH, seedMonth, seedMore, seededSpend } from './ledgerSeed';
 import { fastJobs, generationCreate, useSandbox } from './setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
@@ -218,3 +222,138 @@ test('runs that start together on a process that knows nothing of the ledger mak
 	// one first read (95 requests) and a few after it; a first read each: about 190
 	expect(ledgerReads() - before).toBeLessThanOrEqual(130);
 }, 120_000);
+
+/**
+ * A new process's first read from the summary the workflow saved in its static data (#38,
+ * finding 3): n8n saves a workflow's changed static data after every execution that is not
+ * manual (the harness as n8n: `mode: 'trigger'` here), and the next execution starts with it.
+ */
+describe("a new process's first read from the workflow's saved summary (finding 3)", () => {
+	const JOBS = 10_000;
+	const LABEL = 'month|UTC';
+	/** This credential's slot in the static data (the Base URL and a hash of the key, hashed). */
+	const slot = () =>
+		slotOf(
+			`${sb.baseUrl}|${createHash('sha256').update(sb.keys.pro).digest('hex').slice(0, 24)}`,
+			LABEL,
+		);
+	const saved = (wf: IWorkflowBase) =>
+		(wf.staticData?.global as IDataObject | undefined)?.[SUMMARY.field] as IDataObject | undefined;
+
+	/** A 2-item Generation → Create (Continue On Fail) on a monthly budget, as production runs it. */
+	function workflow(): IWorkflowBase {
+		const node = mediaGen('Generate', generationCreate({}, 300), {
+			typeVersion: 2,
+			continueOnFail: true,
+		});
+		return chain([{ row: 1 }, { row: 2 }], [node]);
+	}
+	async function runOn(wf: IWorkflowBase, budget: number, mode: 'trigger' | 'manual' = 'trigger') {
+		const credentials = creds();
+		Object.assign(credentials.mediaGenApi, {
+			budgetPeriod: 'month',
+			budgetTimeZone: 'UTC',
+			budgetCredits: budget,
+		});
+		const before = ledgerReads();
+		const r = await runWorkflow(wf, { credentials, mode });
+		expect(r.error).toBeUndefined();
+		const out = r.json('Generate').map((o: IDataObject) => String(o.error ?? o.status));
+		return { out, ledger: ledgerReads() - before };
+	}
+	/** A new n8n process: nothing of the ledger kept in memory. */
+	const newProcess = () => forgetLedgers();
+	const copy = (wf: IWorkflowBase): IWorkflowBase => ({
+		...wf,
+		staticData: JSON.parse(JSON.stringify(wf.staticData ?? {})) as IDataObject,
+	});
+
+	let spentNow = 0;
+	let wf: IWorkflowBase;
+	/** What the whole first read answers (no summary) on the ledger as it is now. */
+	let baseline: { out: string[]; ledger: number };
+	beforeEach(async () => {
+		seedMonth(sb, JOBS);
+		wf = workflow();
+		// the editor's run saves no static data (n8n: not in manual mode)
+		await runOn(wf, 10_000_000, 'manual');
+		expect(wf.staticData).toBeUndefined();
+		newProcess();
+		const first = await runOn(wf, 10_000_000);
+		expect(first.out).toEqual(['completed', 'completed']);
+		expect(first.ledger).toBeGreaterThan(80);
+		expect(saved(wf)?.[slot()]).toBeDefined();
+		spentNow = seededSpend(JOBS) + 4 * MONTH.cost; // two runs of 2 jobs
+		// nothing left: every item refused from the first read's figures, nothing booked
+		newProcess();
+		baseline = await runOn(workflow(), spentNow);
+		expect(baseline.out).toHaveLength(2);
+		expect(baseline.out[0]).toMatch(
+			new RegExp(`^Credit budget: item 1 \\(Create\\) was refused.*spent ${spentNow}, reserved 0`),
+		);
+		expect(baseline.ledger).toBeGreaterThan(80);
+		newProcess();
+	}, 120_000);
+
+	test('10,000 jobs: the first run of a new process reads the ledger back to the summary only (a few requests, about 96 without), with the same answer', async () => {
+		const restored = await runOn(wf, spentNow);
+		expect(restored.out).toEqual(baseline.out);
+		expect(restored.ledger).toBeLessThanOrEqual(3);
+		// work goes on from it: room for one more job of 4 credits, in another new process
+		newProcess();
+		const more = await runOn(wf, spentNow + MONTH.cost);
+		expect(more.out[0]).toBe('completed');
+		expect(more.out[1]).toMatch(
+			new RegExp(
+				`^Credit budget: item 2 \\(Create\\) was refused.*spent ${spentNow}, reserved 0 this month, this run's earlier items 4`,
+			),
+		);
+		expect(more.ledger).toBeLessThanOrEqual(8);
+		// a day of the workspace's other work since (500 jobs, 1,450 entries, 15 pages), a new
+		// process: read back to the summary's anchor (about 96 requests without it)
+		seedMore(sb, 500, 86_400_000);
+		newProcess();
+		const dayLater = await runOn(wf, 10_000_000);
+		expect(dayLater.out).toEqual(['completed', 'completed']);
+		expect(dayLater.ledger).toBeLessThanOrEqual(25);
+	}, 120_000);
+
+	/** The saved summary changed by `edit`; the run must read as without it and answer the same. */
+	async function fallsBack(edit: (s: IDataObject) => IDataObject) {
+		const tampered = copy(wf);
+		const global = tampered.staticData?.global as IDataObject;
+		const slots = global[SUMMARY.field] as IDataObject;
+		slots[slot()] = edit(slots[slot()] as IDataObject);
+		newProcess();
+		const r = await runOn(tampered, spentNow);
+		expect(r.out).toEqual(baseline.out);
+		expect(r.ledger).toBeGreaterThan(80);
+	}
+	/** The summary as saved, opened, changed and sealed again with `secret` (a valid HMAC). */
+	const resealed =
+		(change: (s: LedgerSummary) => LedgerSummary, secret = sb.keys.pro) =>
+		(s: IDataObject) => {
+			const open = openSummary(s, slot(), LABEL, sb.keys.pro);
+			if (!open) throw new Error('the saved summary does not verify');
+			return sealSummary(change(open), slot(), LABEL, secret) as IDataObject;
+		};
+
+	test('a summary edited in the static data (its spent lowered) is refused: the whole first read, the same answer', async () => {
+		await fallsBack((s) => ({ ...s, spent: Number(s.spent) - 100 }));
+	}, 120_000);
+
+	test('a summary sealed with another key is refused: the whole first read, the same answer', async () => {
+		await fallsBack(resealed((s) => s, sb.keys.readOnly));
+	}, 120_000);
+
+	test("a summary of another period (December's) is not used: the whole first read, the same answer", async () => {
+		await fallsBack(resealed((s) => ({ ...s, since: Date.UTC(2026, 11, 1) })));
+	}, 120_000);
+
+	test('a summary whose anchor is not on the ledger (another entry at its id; an id newer than the ledger) is not used', async () => {
+		await fallsBack(
+			resealed((s) => ({ ...s, anchor: { ...s.anchor, amount: s.anchor.amount - 1 } })),
+		);
+		await fallsBack(resealed((s) => ({ ...s, anchor: { ...s.anchor, id: s.anchor.id + 1_000 } })));
+	}, 120_000);
+});

@@ -21,22 +21,36 @@ export const MONTH = {
  * count for December). Returns the entries booked.
  */
 export function seedMonth(sb: Sandbox, jobs: number, spanning = 5): number {
-	const events: LedgerBooking[] = [
+	const around: LedgerBooking[] = [
 		{ type: 'grant', amount: jobs * MONTH.cost * 2, at: MONTH.start - 2 * 3_600_000 },
 	];
 	const cost = MONTH.cost;
 	for (let i = 0; i < spanning; i++) {
 		const gen = `seed-span-${i}`;
-		events.push(
+		around.push(
 			{ type: 'reserve', amount: -cost, generationId: gen, at: MONTH.start - 1_800_000 + i },
 			{ type: 'release', amount: cost, generationId: gen, at: MONTH.start + 600_000 + i },
 			{ type: 'charge', amount: -cost, generationId: gen, at: MONTH.start + 600_000 + i },
 		);
 	}
-	const span = MONTH.now - 3_600_000 - MONTH.start;
+	const events = around.concat(jobEvents(jobs, MONTH.start, MONTH.now - 3_600_000));
+	// booking order: by time (stable: a release before its charge)
+	events.sort((a, b) => a.at - b.at);
+	sb.control.bookLedger('main', events);
+	sb.control.setClock(MONTH.now);
+	return events.length;
+}
+
+/**
+ * `jobs` generations spread from `from` to `to` (ms), as the month's: 9 in 10 charged a minute
+ * after their reservation, 1 in 10 returned, a grant every 1,000 jobs; `name` tells them apart.
+ */
+function jobEvents(jobs: number, from: number, to: number, name = 'seed'): LedgerBooking[] {
+	const events: LedgerBooking[] = [];
+	const cost = MONTH.cost;
 	for (let i = 0; i < jobs; i++) {
-		const at = MONTH.start + Math.floor((span * i) / jobs);
-		const gen = `seed-${i}`;
+		const at = from + Math.floor(((to - from) * i) / jobs);
+		const gen = `${name}-${i}`;
 		events.push({ type: 'reserve', amount: -cost, generationId: gen, at });
 		if (i % 10 === 9)
 			events.push({ type: 'release', amount: cost, generationId: gen, at: at + 30_000 });
@@ -47,10 +61,18 @@ export function seedMonth(sb: Sandbox, jobs: number, spanning = 5): number {
 			);
 		if (i % 1_000 === 999) events.push({ type: 'grant', amount: 100, at: at + 1 });
 	}
-	// booking order: by time (stable: a release before its charge)
+	return events;
+}
+
+/**
+ * More of the month after `MONTH.now`: `jobs` generations over the next `ms`, booked like the
+ * seeded ones; MediaGen's clock then stands an hour after the last. Returns the entries booked.
+ */
+export function seedMore(sb: Sandbox, jobs: number, ms: number, name = 'more'): number {
+	const events = jobEvents(jobs, MONTH.now + 600_000, MONTH.now + ms, name);
 	events.sort((a, b) => a.at - b.at);
 	sb.control.bookLedger('main', events);
-	sb.control.setClock(MONTH.now);
+	sb.control.setClock(MONTH.now + ms + 3_600_000);
 	return events.length;
 }
 

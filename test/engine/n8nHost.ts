@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { establishExecutionContext, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	ExecuteWorkflowData,
+	IDataObject,
 	ExecuteWorkflowOptions,
 	IExecuteWorkflowInfo,
 	INode,
@@ -88,6 +89,14 @@ export interface HostRun {
 	done: Promise<IRun>;
 }
 
+/** A JSON copy, as n8n's database keeps the workflow's static data. */
+const stored = (data: IDataObject | undefined) =>
+	data === undefined ? undefined : (JSON.parse(JSON.stringify(data)) as IDataObject);
+
+/**
+ * The Workflow n8n runs: with the workflow's static data as its database row holds it
+ * (`workflowData.staticData`: workflow-runner.js runMainProcess, scaling/job-processor.js).
+ */
 const toWorkflow = (w: IWorkflowBase) =>
 	new Workflow({
 		id: w.id,
@@ -97,6 +106,7 @@ const toWorkflow = (w: IWorkflowBase) =>
 		nodeTypes: new NodeTypes(),
 		active: false,
 		settings: w.settings,
+		staticData: stored(w.staticData),
 	});
 
 /** The first node in array order that no main connection leads to. */
@@ -181,11 +191,16 @@ export function startExecution(
 	return { executionId, cancel: () => cancel(), done };
 }
 
+/** n8n's isWorkflowIdValid (packages/cli/src/utils.ts). */
+const isWorkflowIdValid = (id: unknown) =>
+	typeof id === 'string' && id.length > 0 && id.length <= 21;
+
 /**
  * The lifecycle hooks of a regular main process (getLifecycleHooksForRegularMain) and of a
  * sub-execution (getLifecycleHooksForSubExecutions), as far as they touch what n8n keeps:
  * hookFunctionsNodeEvents (the event bus), hookFunctionsSaveProgress (with the workflow setting
- * "Save execution progress") and hookFunctionsSave (the run when it ends).
+ * "Save execution progress") and hookFunctionsSave (the run when it ends, and the workflow's
+ * static data when it changed, in `workflowData.staticData`).
  */
 function lifecycleHooks(
 	workflowData: IWorkflowBase,
@@ -212,7 +227,12 @@ function lifecycleHooks(
 	}
 	let finished: (run: IRun) => void = () => {};
 	const ended = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (fullRunData) => {
+	hooks.addHandler('workflowExecuteAfter', (fullRunData, newStaticData) => {
+		// hookFunctionsSave (and hookFunctionsSaveWorker in queue mode): the changed static data is
+		// saved with the workflow (saveStaticDataById), except in manual mode; the next execution
+		// of the workflow starts with it
+		if (mode !== 'manual' && isWorkflowIdValid(workflowData.id) && newStaticData)
+			workflowData.staticData = stored(newStaticData);
 		if (saved) {
 			saved.save(executionId, options.n8nMajor === 1 ? as1x(fullRunData.data) : fullRunData.data);
 			saved.setStatus(executionId, fullRunData.status);

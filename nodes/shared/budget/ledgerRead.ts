@@ -5,55 +5,20 @@
  * nor the memory kept grow with the period; the first read of a process reads reservations
  * (`all=true`) only back to the oldest held one and the period's older part settled entries only.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { pageOf } from '../transport/pages';
-import type { Pace } from '../transport/keyPace';
-import { keyIdentity, takeTurn } from '../transport/keyPace';
-import { cancelSignalOf, mediaGenRequest } from '../transport/request';
+import { keyIdentity } from '../transport/keyPace';
+import { cancelSignalOf } from '../transport/request';
 import { pause } from '../transport/retry';
-import { asNodeError, statusOf } from '../transport/errors';
 import type { LedgerEntry, LedgerStart } from './ledger';
-import { claimsOf, entryOf, isSpending, walkLedger } from './ledger';
+import { claimsOf, isSpending, walkLedger } from './ledger';
+import type { LedgerPage, LedgerSource } from './ledgerSource';
+import { LEDGER, mediaGenLedger } from './ledgerSource';
+import type { LedgerSummary } from './ledgerSummary';
+import { loadSummary, saveSummary } from './ledgerSummary';
 
-export const LEDGER = {
-	path: '/credits/ledger',
-	pageSize: 100,
-	/** Generations that can hold a reservation (queued, running): scope content.read. */
-	activePath: '/generations',
-	/**
-	 * The first read looks at reservations (`all=true`) this long on either side of the period's
-	 * start: a job reserved before the start and charged after counts for the period before, as
-	 * the rule says, when it ran less than this; a longer one also counts for the new period.
-	 */
-	aroundStartMs: 60 * 60_000,
-	/**
-	 * MediaGen's clock as its Date header shows it (whole seconds) against its entries'
-	 * `created_at`: the first read takes reservations this much further back than the list of
-	 * active generations was answered.
-	 */
-	clockSlackMs: 60_000,
-	/** Closed entries kept before they are folded into the summary (fewer, larger folds). */
-	foldAfter: 1_000,
-	/**
-	 * The pace of a long read (a process's first read of a busy period, a read after a long
-	 * pause): every request of a read after its first (ledger pages, the active list) waits for a
-	 * turn of the key's budget pace, for every run and workflow of the n8n process on that key
-	 * together (../transport/keyPace.ts): `readsBurst` at once, then `readsPerMinute` a minute, a
-	 * quarter of the API's 120, as the trigger's periodic checks; the rest of the key is left to
-	 * the workflows' other requests. A read's first request (the whole of a usual read: what is
-	 * new since the run before) goes at once, as any request of the run.
-	 */
-	readsBurst: 10,
-	readsPerMinute: 30,
-	/** How often a run waiting for another run's first read of the key checks for a Stop (ms). */
-	waitCheckMs: 1_000,
-};
-
-/** The budget's pace on the key (LEDGER.readsBurst, LEDGER.readsPerMinute). */
-export function budgetPace(): Pace {
-	return { name: 'budgetReads', burst: LEDGER.readsBurst, perMinute: LEDGER.readsPerMinute };
-}
+export { LEDGER } from './ledgerSource';
+export type { LedgerPage, LedgerSource } from './ledgerSource';
 
 /** A read of the ledger: where the walk starts, the entries from there on, the clock. */
 export interface LedgerRead {
@@ -67,24 +32,10 @@ export interface LedgerRead {
 	now: number;
 	/** Requests this read sent. */
 	requests: number;
-}
-
-/** One page of the ledger, newest first, with the Date MediaGen answered it at. */
-export interface LedgerPage {
-	entries: LedgerEntry[];
-	next?: number;
-	date?: number;
-}
-
-/** Where the ledger is read from (MediaGen through the node's request path; tests: memory). */
-export interface LedgerSource {
-	/** `all`: reservations and returns too (else settled entries only); `before`: an entry id. */
-	page(all: boolean, before?: number): Promise<LedgerPage>;
-	/**
-	 * The generations that are queued or running (can hold a reservation) and the Date the list's
-	 * first page was answered at; undefined when the key may not list them (403).
-	 */
-	active(): Promise<{ gens: Set<string>; date: number; requests: number } | undefined>;
+	/** What a workflow may save for a new process's first read (ledgerSummary.ts). */
+	summary?: LedgerSummary;
+	/** This read was a process's first and started from the workflow's saved summary. */
+	restored?: boolean;
 }
 
 /**
@@ -134,14 +85,14 @@ function windowOf(
 
 /**
  * Folds the closed entries before the oldest held reservation into the summary once there are
- * `LEDGER.foldAfter` of them: the period as the rule stood there, and the entries from there on
- * that close a reservation booked before (skipped by the walk).
+ * `after` of them (`LEDGER.foldAfter`): the period as the rule stood there, and the entries from
+ * there on that close a reservation booked before (skipped by the walk).
  */
-function fold(k: Known): Known {
+function fold(k: Known, after = LEDGER.foldAfter): Known {
 	const walk = walkLedger(k.tail, k.start, {});
 	const held = walk.claims.find((c) => c.state === 'held');
 	const point = held ? held.entry : k.newest + 1;
-	if (point - k.base < Math.max(1, LEDGER.foldAfter)) return k;
+	if (point - k.base < Math.max(1, after)) return k;
 	const at = held?.before ?? walk;
 	const cut = k.tail.findIndex((e) => e.id >= point);
 	const tail = cut < 0 ? [] : k.tail.slice(cut);
@@ -320,13 +271,83 @@ async function firstRead(
 }
 
 /**
+ * What a workflow saves for a new process (ledgerSummary.ts): what this process knows, folded up
+ * to the oldest reservation still held (or the newest entry, when none is), without the entries.
+ */
+function summaryOf(k: Known): LedgerSummary | undefined {
+	const tight = fold(k, 1);
+	const anchor = tight.tail[0] ?? tight.last;
+	if (!anchor) return undefined;
+	return {
+		since: tight.since,
+		anchor: { ...anchor },
+		after: !tight.tail.length,
+		balance: tight.start.balance,
+		spent: tight.start.spent,
+		skip: [...(tight.start.skip ?? [])].sort((a, b) => a - b),
+		prefixAt: Number.isFinite(tight.prefixAt) ? tight.prefixAt : null,
+	};
+}
+
+const sameSaved = (e: LedgerEntry, saved: LedgerEntry) =>
+	same(e, saved) && e.balanceAfter === saved.balanceAfter;
+
+/**
+ * A process's first read from the workflow's saved summary: the ledger (`all=true`) newest first,
+ * from `top` (the read's first page), back to the summary's anchor, which must be there as saved.
+ * Undefined (the first read as without a summary) when the summary is of another period or its
+ * anchor older than `LEDGER.summaryShare` of the period so far (nothing read), or the anchor is not
+ * found: an entry older than it (by id or by time) comes first, or the ledger ends.
+ */
+async function fromSummary(
+	source: LedgerSource,
+	top: LedgerPage,
+	saved: LedgerSummary,
+	since: number,
+	now: number,
+): Promise<{ known?: Known; requests: number }> {
+	let requests = 0;
+	if (saved.since !== since) return { requests };
+	if (now - saved.anchor.at > Math.max(0, now - since) * LEDGER.summaryShare) return { requests };
+	const read: LedgerEntry[] = [];
+	for (let page = top; ; ) {
+		for (const e of page.entries) {
+			if (e.id === saved.anchor.id) {
+				if (!sameSaved(e, saved.anchor)) return { requests };
+				if (!saved.after) read.push(e);
+				const tail = read.reverse();
+				const last = tail.at(-1) ?? e;
+				const skip = saved.skip.length ? { skip: new Set(saved.skip) } : {};
+				const known: Known = {
+					since,
+					base: tail[0]?.id ?? last.id + 1,
+					start: { balance: saved.balance, spent: saved.spent, ...skip },
+					prefixAt: saved.prefixAt ?? -Infinity,
+					tail,
+					newest: last.id,
+					last,
+				};
+				return { known, requests };
+			}
+			if (e.id < saved.anchor.id || e.at < saved.anchor.at) return { requests };
+			read.push(e);
+		}
+		if (page.next === undefined || !page.entries.length) return { requests };
+		page = await source.page(true, page.next);
+		requests++;
+	}
+}
+
+/**
  * Reads the ledger for the period that holds MediaGen's clock (`sinceOf(now)`): what is new since
- * this process's last read of the same period, or a first read.
+ * this process's last read of the same period, or a first read (from `saved`, the workflow's
+ * summary, when it is of this period and its anchor is found).
  */
 export async function readFrom(
 	source: LedgerSource,
 	key: string,
 	sinceOf: (now: number) => number,
+	saved?: LedgerSummary,
 ): Promise<LedgerRead> {
 	const top = await source.page(true);
 	let requests = 1;
@@ -336,6 +357,7 @@ export async function readFrom(
 	// a ledger that has fewer entries than this process knows is not the one it read
 	if (cached && (top.entries[0]?.id ?? 0) < cached.newest) cached = undefined;
 	let next: Known | undefined;
+	let restored = false;
 	if (cached) {
 		const fresh: LedgerEntry[] = [];
 		let page = top;
@@ -370,7 +392,13 @@ export async function readFrom(
 			// the first page holds the whole period
 			const ordered = [...top.entries].reverse();
 			next = windowOf(since, ordered, ordered.at(-1));
-		} else {
+		} else if (saved) {
+			const from = await fromSummary(source, top, saved, since, now);
+			requests += from.requests;
+			next = from.known;
+			restored = !!next;
+		}
+		if (!next) {
 			const first = await firstRead(source, sinceOf, now);
 			requests += first.requests;
 			next = first.known;
@@ -381,66 +409,14 @@ export async function readFrom(
 	const latest = known.get(key);
 	// a concurrent read of this process that got further stays
 	if (!latest || latest === cached || latest.newest <= next.newest) known.set(key, next);
-	return { entries: next.tail, start: next.start, newest: next.newest, now, requests };
-}
-
-/**
- * The ledger of the node's credential at MediaGen, through the node's request path, for one read:
- * its requests after the first are paced (LEDGER.readsPerMinute).
- */
-function mediaGenLedger(ctx: IExecuteFunctions): LedgerSource {
-	const signal = cancelSignalOf(ctx);
-	let sent = 0;
-	// every try after the read's first (a 429's retry too) waits for a turn of the budget pace
-	const beforeSend = async () => {
-		if (sent++) await takeTurn(ctx, budgetPace(), signal);
-	};
-	const dated = async (path: string, qs: IDataObject) => {
-		let date: number | undefined;
-		const response = await mediaGenRequest(ctx, {
-			method: 'GET',
-			path,
-			qs,
-			beforeSend,
-			onHeaders: (headers) => {
-				const ms = Date.parse(String(headers.date ?? ''));
-				if (Number.isFinite(ms)) date = ms;
-			},
-		});
-		return { ...pageOf(response), date };
-	};
 	return {
-		async page(all, before) {
-			const qs: IDataObject = { all, limit: LEDGER.pageSize };
-			if (before !== undefined) qs.before = before;
-			const { records, next, date } = await dated(LEDGER.path, qs);
-			return {
-				entries: records.map(entryOf).filter((e): e is LedgerEntry => !!e),
-				next: next === undefined ? undefined : Number(next),
-				date,
-			};
-		},
-		async active() {
-			const gens = new Set<string>();
-			let first: number | undefined;
-			let before: string | number | undefined;
-			let requests = 0;
-			try {
-				do {
-					const qs: IDataObject = { status: 'active', limit: LEDGER.pageSize };
-					if (before !== undefined) qs.before = before;
-					const page = await dated(LEDGER.activePath, qs);
-					requests++;
-					first ??= page.date ?? Date.now();
-					for (const r of page.records) if (r?.id) gens.add(String(r.id));
-					before = page.records.length ? page.next : undefined;
-				} while (before !== undefined);
-			} catch (error) {
-				if (statusOf(error) === 403) return undefined;
-				throw asNodeError(ctx, error);
-			}
-			return { gens, date: first ?? Date.now(), requests };
-		},
+		entries: next.tail,
+		start: next.start,
+		newest: next.newest,
+		now,
+		requests,
+		summary: summaryOf(next),
+		...(restored ? { restored } : {}),
 	};
 }
 
@@ -453,11 +429,15 @@ const firstReads = new Map<string, Promise<LedgerRead>>();
  * was read before is read again). While a first read of the key is under way in this process, a
  * run waits for it (until its execution is stopped) and then reads only what is new: runs that
  * start together on a process that knows nothing of the ledger make one first read, not one each
- * (they would otherwise share the key's budget pace and each take as long as all of them).
+ * (they would otherwise share the key's budget pace and each take as long as all of them). A
+ * process's first read starts from the summary the workflow saved in its static data for this key
+ * and `label` (the period settings) when it holds (ledgerSummary.ts); after every read the
+ * summary is saved there again.
  */
 export async function readLedger(
 	ctx: IExecuteFunctions,
 	sinceOf: (now: number) => number,
+	label: string,
 ): Promise<LedgerRead> {
 	const key = await keyIdentity(ctx);
 	const source = mediaGenLedger(ctx);
@@ -465,14 +445,26 @@ export async function readLedger(
 		await pause(0, cancelSignalOf(ctx)); // a Stop ends the wait (checked every waitCheckMs)
 		await Promise.race([under.catch(() => undefined), sleep(LEDGER.waitCheckMs)]);
 	}
-	if (known.has(key)) return await readFrom(source, key, sinceOf);
-	const read = readFrom(source, key, sinceOf);
-	firstReads.set(key, read);
-	try {
-		return await read;
-	} finally {
-		if (firstReads.get(key) === read) firstReads.delete(key);
+	let read: LedgerRead;
+	if (known.has(key)) read = await readFrom(source, key, sinceOf);
+	else {
+		// registered before anything is awaited: a run that starts meanwhile waits for this read
+		const first = loadSummary(ctx, key, label).then(
+			async (saved) => await readFrom(source, key, sinceOf, saved),
+		);
+		firstReads.set(key, first);
+		try {
+			read = await first;
+		} finally {
+			if (firstReads.get(key) === first) firstReads.delete(key);
+		}
 	}
+	try {
+		if (read.summary) await saveSummary(ctx, key, label, read.summary);
+	} catch {
+		// not saved: the next process's first read reads as without it
+	}
+	return read;
 }
 
 /** What this process keeps of each credential's ledger (tests, benchmarks): entries, skip ids. */

@@ -157,6 +157,7 @@ export class RunBudget {
 		const read = await readLedger(
 			this.run.ctx,
 			(now) => (this.window = periodWindow(settings.period ?? 'day', settings.timeZone, now)).start,
+			`${settings.period ?? 'day'}|${settings.timeZone}`,
 		);
 		this.newest = read.newest;
 		this.walk = walkLedger(read.entries, read.start, this.limits);
