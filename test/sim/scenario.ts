@@ -7,8 +7,15 @@
  */
 import fc from 'fast-check';
 
-/** The job kinds: a keyed generation, a record-matched dub, a charged call answered at once. */
-export type Kind = 'generation' | 'dub' | 'captions';
+import type { MoreKind } from './kinds';
+import { MORE_KINDS } from './kinds';
+
+/**
+ * The job kinds: a keyed generation, a record-matched dub, a charged call answered at once; the
+ * adversary draws those of ./kinds.ts too (a canvas run, a cinema storyboard, a character's
+ * generation, an upload).
+ */
+export type Kind = 'generation' | 'dub' | 'captions' | MoreKind;
 
 /**
  * Where MediaGen stands: after the rows (`plain`), in Loop Over Items (`loop`), in a sub-workflow
@@ -222,10 +229,13 @@ export const adversaryScenario: fc.Arbitrary<Scenario> = fc
 		retryK: fc.nat(3),
 		waitRun: fc.nat(3),
 		wait: fc.constantFrom(undefined, 'before' as const, 'after' as const),
+		// drawn last: the kinds of ./kinds.ts in place of the base's kind, in two cases of three
+		more: fc.option(fc.constantFrom(...MORE_KINDS), { nil: undefined, freq: 3 }),
 	})
-	.map(({ base, settings: set, fault, kill, retryKill, retryK, waitRun, wait }): Scenario => {
+	.map(({ base, settings: set, fault, kill, retryKill, retryK, waitRun, wait, more }): Scenario => {
 		// the base property's kill draws (killAfter, refused) give way to the adversary's
-		const { n8nMajor, progress, kind, shape, reversed, rows, change: c, k } = base;
+		const { n8nMajor, progress, shape, reversed, rows, change: c, k } = base;
+		const kind = more ?? base.kind;
 		const rest = { n8nMajor, progress, kind, shape, reversed, rows, change: c };
 		const { clockOffsetMs, dayPasses, other } = base;
 		// the error output of a sub-workflow's last node: Execute Workflow returns the last node's
