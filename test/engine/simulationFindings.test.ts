@@ -437,3 +437,26 @@ describe('Edit → Dub, another execution at the same time (the concurrent simul
 		expect(ids).not.toContain(theirs.body.id);
 	}, 120_000);
 });
+
+/**
+ * The adversary's further kinds (test/sim/kinds.ts). Cinema Project → Generate of one shot per
+ * row, rows A, B swapped before the Retry, n8n killed after A's storyboard frame: the rule found
+ * the lost try's jobs by project and kind only, so the Retry's first item (B) took A's frame and
+ * A was charged again (the first case drawn); the rule now matches the shot too.
+ */
+onBothMajors(
+	'Cinema Project → Generate, one shot per row, found by its record',
+	{ ...base, kind: 'cinema', shape: 'plain', rows: ['A', 'B'] },
+	[
+		[
+			'rows swapped before the Retry: each row gets its own shot’s frame, none made again',
+			{ change: { kind: 'swap', i: 0, j: 1 } },
+			/crash creates 1, retry creates 1, retry ok/,
+		],
+		[
+			'another execution’s frame of the first row’s shot, then the Retry: refused and named',
+			{ other: true, kill: { at: 'after' } },
+			/crash creates 2, retry creates 0, retry refused/,
+		],
+	],
+);

@@ -197,6 +197,11 @@ export function fieldOf(record: IDataObject, path: string): unknown {
 	return value;
 }
 
+/**
+ * Whether a record holds what the request asks for, field by field; a list the request sends
+ * (e.g. a cinema generate's `shotIds`, one job per entry) asks for a record holding one of its
+ * entries, an empty list for any.
+ */
 export function matches(
 	record: IDataObject,
 	match: Record<string, string>,
@@ -204,7 +209,28 @@ export function matches(
 ) {
 	return Object.entries(match).every(([path, template]) => {
 		const want = templateValue(template, request);
-		return want === undefined || String(fieldOf(record, path)) === String(want);
+		const value = String(fieldOf(record, path));
+		if (Array.isArray(want)) return !want.length || want.some((w) => String(w) === value);
+		return want === undefined || value === String(want);
+	});
+}
+
+/**
+ * Whether the records one create started (a batch, or one record) are the work of this request:
+ * each matches it, and together they hold every entry of a list it sends (a create for shots
+ * a and b made one job per shot).
+ */
+export function groupMatches(
+	group: IDataObject[],
+	match: Record<string, string>,
+	request: PreparedRequest,
+) {
+	if (!group.every((r) => matches(r, match, request))) return false;
+	return Object.entries(match).every(([path, template]) => {
+		const want = templateValue(template, request);
+		if (!Array.isArray(want)) return true;
+		const held = new Set(group.map((r) => String(fieldOf(r, path))));
+		return want.every((w) => held.has(String(w)));
 	});
 }
 

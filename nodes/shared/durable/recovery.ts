@@ -19,6 +19,7 @@ import {
 	boundHit,
 	fieldOf,
 	foundElsewhere,
+	groupMatches,
 	groupsOf,
 	Lookups,
 	matches,
@@ -62,8 +63,10 @@ async function findByRule(
 			found = jobs ? { jobs } : {};
 		} else if (!byRecord) found = {};
 		else {
-			const records = read.records.filter((r) => matches(r, rule.match, plan.request));
-			groups = groupsOf(records.reverse(), !!rule.batch);
+			// the groups each create started, kept when the whole group is this request's work
+			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter((g) =>
+				groupMatches(g, rule.match, plan.request),
+			);
 			found = await pick(lookups, groups, claimed, asks);
 		}
 	} else if (!byRecord) {
