@@ -460,3 +460,27 @@ onBothMajors(
 		],
 	],
 );
+
+/**
+ * Influencer Character → Generate (keyed; found by its record once MediaGen forgot the keys), a
+ * prompt per row, rows A, B swapped before a Retry a day later, n8n killed after A's job: the rule
+ * found the lost try's jobs by character and purpose only, so the Retry's first item (B) took A's
+ * job and A was charged again, after the rows or in Loop Over Items (the adversary's character
+ * kind); the rule now matches the prompt too (MediaGen records it after the identity prompt).
+ */
+onBothMajors(
+	'Character → Generate, a prompt per row, a day later (keys forgotten)',
+	{ ...base, kind: 'character', shape: 'plain', rows: ['A', 'B'], dayPasses: true },
+	[
+		[
+			'rows swapped before the Retry: each row gets its own prompt’s job, none made again',
+			{ change: { kind: 'swap', i: 0, j: 1 } },
+			/crash creates 1, retry creates 1, retry ok/,
+		],
+		[
+			'the same in Loop Over Items',
+			{ shape: 'loop', change: { kind: 'swap', i: 0, j: 1 } },
+			/crash creates 1, retry creates 1, retry ok/,
+		],
+	],
+);

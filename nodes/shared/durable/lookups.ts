@@ -183,9 +183,12 @@ export class Window {
 	}
 }
 
-/** A value of a rule's template: `{name}` a path parameter, `{body.x}` a body field, or literal. */
+/**
+ * A value of a rule's template: `{name}` a path parameter, `{body.x}` a body field, or literal
+ * (`*` before it: the record's field ends with it).
+ */
 export function templateValue(template: string, request: PreparedRequest): unknown {
-	const m = /^\{(body\.)?(\w+)\}$/.exec(template);
+	const m = /^\*?\{(body\.)?(\w+)\}$/.exec(template);
 	if (!m) return template;
 	return m[1] ? request.body?.[m[2]] : request.params[m[2]];
 }
@@ -211,6 +214,7 @@ export function matches(
 		const want = templateValue(template, request);
 		const value = String(fieldOf(record, path));
 		if (Array.isArray(want)) return !want.length || want.some((w) => String(w) === value);
+		if (want !== undefined && template.startsWith('*')) return value.endsWith(String(want));
 		return want === undefined || value === String(want);
 	});
 }

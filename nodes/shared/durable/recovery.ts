@@ -290,7 +290,7 @@ const ORPHAN = 'orphan';
 
 /** The fields of a record rule's match that name the record (a path parameter), not a value. */
 const recordPart = (match: Record<string, string>) =>
-	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.startsWith('{body.')));
+	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.includes('{body.')));
 
 /**
  * A create of n8n's Retry refused with 409 `idempotency_key_reused`: an earlier try sent the key
