@@ -9,6 +9,8 @@
  *   letter (`shotIds`): a batch per create, found by the record rule `generations` with `batch`.
  * - `character`: MediaGen Influencer → Character → Generate with one character, the prompt per
  *   letter: keyed (Idempotency-Key) and found by the record rule once the keys are forgotten.
+ * - `matrix`: MediaGen Ads → Ad Project → Run Matrix of one project, a combination per letter (its
+ *   language): a batch per create, found by the record rule `generations` with `batch`.
  * - `upload`: MediaGen → Asset → Upload of a file per letter (`<letter>.txt`): not charged,
  *   found again only by the run's memory (docs/files.md); a second asset of a row is a
  *   duplicate the user did not ask for.
@@ -28,9 +30,12 @@ NODE_TYPES['test.binarySource'] = new TestBinarySource();
 type Api = ReturnType<typeof client>;
 
 /** The kinds of this module. */
-export type MoreKind = 'canvas' | 'cinema' | 'character' | 'upload';
+export type MoreKind = 'canvas' | 'cinema' | 'character' | 'matrix' | 'upload';
 
-export const MORE_KINDS: MoreKind[] = ['canvas', 'cinema', 'character', 'upload'];
+export const MORE_KINDS: MoreKind[] = ['canvas', 'cinema', 'character', 'matrix', 'upload'];
+
+/** A matrix combination's language per letter. */
+const COMBO_LANGUAGE: Record<string, string> = { A: 'en', B: 'de', C: 'fr', D: 'es' };
 
 export const isMore = (kind: string): kind is MoreKind => MORE_KINDS.includes(kind as MoreKind);
 
@@ -45,12 +50,14 @@ export const MORE_PATH: Record<MoreKind, string> = {
 	canvas: '/canvas/[^/]+/runs$',
 	cinema: '/cinema/[^/]+/generate$',
 	character: '/characters/[^/]+/generate$',
+	matrix: '/ads/[^/]+/matrix/run$',
 	upload: '/uploads/[^/]+/complete$',
 };
 
 const canvasNode = nodeFactory(ACTION_NODES.mediaGenCanvas);
 const cinemaNode = nodeFactory(ACTION_NODES.mediaGenCinema);
 const influencerNode = nodeFactory(ACTION_NODES.mediaGenInfluencer);
+const adsNode = nodeFactory(ACTION_NODES.mediaGenAds);
 const mediaGenNode = nodeFactory(ACTION_NODES.mediaGen);
 
 /** The records the case needs, for the letters of its rows. */
@@ -78,6 +85,29 @@ export async function moreRecords(
 	}
 	if (kind === 'character')
 		return { byRow, record: String((await api('POST', '/characters', { name: 'Ava' })).body.id) };
+	if (kind === 'matrix') {
+		const product = String((await api('POST', '/products', { name: 'Bottle' })).body.id);
+		const ad = await api('POST', '/ads', { name: 'Launch', entry: 'brand', productId: product });
+		const record = String(ad.body.id);
+		const copy = await api('POST', `/ads/${record}/copy/generate`, {
+			kinds: ['hook', 'script', 'cta'],
+			count: 1,
+		});
+		const id = (kind: string) =>
+			String(((copy.body.data ?? []) as IDataObject[]).find((c) => c.kind === kind)?.id);
+		const combo = (l: string) => ({
+			language: COMBO_LANGUAGE[l],
+			hook: id('hook'),
+			script: id('script'),
+			cta: id('cta'),
+			presenter: 'none',
+			style: 'ugc',
+			aspect: '9:16',
+			duration: 6,
+		});
+		for (const l of letters) byRow[l] = JSON.stringify(combo(l));
+		return { byRow, record };
+	}
 	return { byRow };
 }
 
@@ -111,6 +141,15 @@ export function moreNodes(kind: MoreKind, records: MoreRecords): TestNode[] {
 				additionalFields: { shotIds: '={{ $json.target }}' },
 			}),
 		];
+	if (kind === 'matrix')
+		return [
+			adsNode('MediaGen', {
+				resource: 'adProject',
+				operation: 'runMatrix',
+				adProjectId: rl(records.record),
+				combos: '={{ "[" + $json.target + "]" }}',
+			}),
+		];
 	if (kind === 'character')
 		return [
 			influencerNode('MediaGen', {
@@ -139,6 +178,13 @@ export function moreNodes(kind: MoreKind, records: MoreRecords): TestNode[] {
 	];
 }
 
+/** The context field of a generation naming the case's one record. */
+const RECORD_FIELD: Partial<Record<MoreKind, string>> = {
+	cinema: 'cinemaProjectId',
+	character: 'characterId',
+	matrix: 'adProjectId',
+};
+
 const rowOfPrompt = (prompt: unknown) => /row ([A-Z])\b/.exec(String(prompt ?? ''))?.[1] ?? '?';
 const rowOfFile = (name: unknown) => /^([A-Z])\.txt$/.exec(String(name ?? ''))?.[1] ?? '?';
 const letterOf = (records: MoreRecords, id: unknown) =>
@@ -150,6 +196,10 @@ export function moreRow(kind: MoreKind, json: IDataObject, records: MoreRecords)
 	if (kind === 'cinema')
 		return letterOf(records, (json.context as IDataObject | undefined)?.shotId);
 	if (kind === 'character') return rowOfPrompt(json.prompt);
+	if (kind === 'matrix') {
+		const combo = (json.context as IDataObject | undefined)?.combo as IDataObject | undefined;
+		return Object.entries(COMBO_LANGUAGE).find(([, l]) => l === combo?.language)?.[0] ?? '?';
+	}
 	return rowOfFile(json.filename);
 }
 
@@ -174,7 +224,7 @@ export async function moreMade(
 			id: String(a.id),
 			row: rowOfFile(a.filename),
 		}));
-	const field = kind === 'cinema' ? 'cinemaProjectId' : 'characterId';
+	const field = RECORD_FIELD[kind] ?? 'characterId';
 	return (await list(api, '/generations?status=all&limit=100'))
 		.filter((g) => (g.context as IDataObject | undefined)?.[field] === records.record)
 		.map((g) => ({ id: String(g.id), row: moreRow(kind, g, records) }));
@@ -196,6 +246,11 @@ export async function moreOther(
 	if (kind === 'cinema') {
 		const body = { kind: 'storyboard', shotIds: [records.byRow[row]] };
 		const made = await api('POST', `/cinema/${records.record}/generate`, body);
+		return ((made.body.data ?? []) as IDataObject[]).map((g) => String(g.id));
+	}
+	if (kind === 'matrix') {
+		const body = { combos: [JSON.parse(records.byRow[row]) as IDataObject] };
+		const made = await api('POST', `/ads/${records.record}/matrix/run`, body);
 		return ((made.body.data ?? []) as IDataObject[]).map((g) => String(g.id));
 	}
 	if (kind === 'character') {
