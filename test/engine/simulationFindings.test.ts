@@ -484,3 +484,21 @@ onBothMajors(
 		],
 	],
 );
+
+/**
+ * Ad Project → Run Matrix of one project, a combination per row (its language), rows A, B
+ * swapped before the Retry, n8n killed after A's variant: the rule found the lost try's jobs by
+ * the project only, so the Retry's first item (B) took A's variant and A was made again (the
+ * adversary's matrix kind); the rule now matches the combination too (`context.combo`).
+ */
+onBothMajors(
+	'Ad Project → Run Matrix, a combination per row, found by its record',
+	{ ...base, kind: 'matrix', shape: 'plain', rows: ['A', 'B'] },
+	[
+		[
+			'rows swapped before the Retry: each row gets its own combination’s variant, none made again',
+			{ change: { kind: 'swap', i: 0, j: 1 } },
+			/crash creates 1, retry creates 1, retry ok/,
+		],
+	],
+);

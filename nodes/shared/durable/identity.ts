@@ -342,7 +342,7 @@ const notAsked = (body: IDataObject, derivedKeys: string[]): IDataObject => {
 };
 
 /** JSON with object keys sorted: equal values give equal text. */
-function stableJson(value: unknown): string {
+export function stableJson(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
 	if (value && typeof value === 'object') {
 		const entries = Object.keys(value as object)

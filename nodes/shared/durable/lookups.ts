@@ -13,7 +13,7 @@ import { asNodeError, statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { mediaGenRequest } from '../transport/request';
 import type { Provenance, RunIdentity } from './identity';
-import { fingerprintOf, nodesBefore, provenanceIn } from './identity';
+import { fingerprintOf, nodesBefore, provenanceIn, stableJson } from './identity';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -200,10 +200,14 @@ export function fieldOf(record: IDataObject, path: string): unknown {
 	return value;
 }
 
+/** A recorded or requested value as text: an object as JSON with its keys sorted. */
+const textOf = (value: unknown) =>
+	value !== null && typeof value === 'object' ? stableJson(value) : String(value);
+
 /**
  * Whether a record holds what the request asks for, field by field; a list the request sends
- * (e.g. a cinema generate's `shotIds`, one job per entry) asks for a record holding one of its
- * entries, an empty list for any.
+ * (e.g. a cinema generate's `shotIds`, a matrix run's `combos`: one job per entry) asks for a
+ * record holding one of its entries, an empty list for any.
  */
 export function matches(
 	record: IDataObject,
@@ -212,8 +216,8 @@ export function matches(
 ) {
 	return Object.entries(match).every(([path, template]) => {
 		const want = templateValue(template, request);
-		const value = String(fieldOf(record, path));
-		if (Array.isArray(want)) return !want.length || want.some((w) => String(w) === value);
+		const value = textOf(fieldOf(record, path));
+		if (Array.isArray(want)) return !want.length || want.some((w) => textOf(w) === value);
 		if (want !== undefined && template.startsWith('*')) return value.endsWith(String(want));
 		return want === undefined || value === String(want);
 	});
@@ -233,8 +237,8 @@ export function groupMatches(
 	return Object.entries(match).every(([path, template]) => {
 		const want = templateValue(template, request);
 		if (!Array.isArray(want)) return true;
-		const held = new Set(group.map((r) => String(fieldOf(r, path))));
-		return want.every((w) => held.has(String(w)));
+		const held = new Set(group.map((r) => textOf(fieldOf(r, path))));
+		return want.every((w) => held.has(textOf(w)));
 	});
 }
 
