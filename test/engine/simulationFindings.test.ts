@@ -502,3 +502,34 @@ onBothMajors(
 		],
 	],
 );
+
+/**
+ * Character → Generate (keyed, no provenance in its body) in a sub-workflow called from two
+ * branches with the same item (adversary seed 4200, shrunk): both calls derive the same key from
+ * the parent's run and the items, and MediaGen answers the second call's create with the first
+ * call's job (the same key and body: no 409), so a plain run output one image where the user
+ * asked for two (invariant 4), and after n8n's Retry of a run killed after both calls, both
+ * calls got the first job and the second (charged) was named nowhere. Now a new sub-execution
+ * whose key MediaGen already holds a job under sends its own (../../nodes/shared/run/start.ts
+ * keysOfOtherCalls), and a Retry that finds the jobs of both calls refuses and names them.
+ */
+const twoCalls: Scenario = { ...base, kind: 'character', shape: 'subTwice', rows: ['A'] };
+onBothMajors('Character → Generate in a sub-workflow called from two branches', twoCalls, [
+	[
+		'not killed: two jobs, one per call',
+		{ kill: { at: 'none' }, adversary: { settings: {} } },
+		/first run creates 2, ended without a Retry/,
+	],
+	[
+		'killed after both calls: the Retry refuses and names both jobs',
+		{ kill: { at: 'after' } },
+		/crash creates 2, retry creates 0, retry refused/,
+	],
+]);
+
+// open: n8n killed at the first call's create; the Retry's calls both derive the first call's
+// key and get its job (the second never made, nothing charged twice); docs/batches.md
+it.skip('Character → Generate in a sub-workflow called twice, killed at the first call’s create: each call its own job', async () => {
+	const result = await runCase(sb, twoCalls, creds());
+	expect(result.violations).toEqual([]);
+});

@@ -94,6 +94,33 @@ async function findByRule(
 			};
 }
 
+/**
+ * In a sub-execution of a retried parent, the jobs made since the lost try may have begun for a
+ * keyed item's request (by its record rule) under its key or a key no item of this run derives:
+ * more than one means another call of the sub-workflow made one under a key of its own execution
+ * (../run/start.ts keysOfOtherCalls), and the key alone cannot tell which is this call's.
+ */
+async function callsJobs(
+	lookups: Lookups,
+	plan: RecoverablePlan,
+	rule: Exclude<RecoverRule, { by: 'provenance' }>,
+	plans: RecoverablePlan[],
+): Promise<string[]> {
+	const { lookup } = lookups;
+	if (!lookup.subOfRetried || rule.by !== 'generations') return [];
+	const key = plan.request.idempotencyKey;
+	const runKeys = new Set(plans.map((p) => p.request.idempotencyKey));
+	const { records } = await lookups.generations('lostTry').records();
+	return records
+		.filter(
+			(r) =>
+				matches(r, rule.match, plan.request) &&
+				!lookup.claimed.has(String(r.id)) &&
+				(r.idempotency_key === key || !runKeys.has(String(r.idempotency_key ?? ''))),
+		)
+		.map((r) => String(r.id));
+}
+
 /** Where a provenance record's job goes: to the item with its request, else with its index. */
 const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
 
@@ -150,7 +177,12 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 		}
 		const keyed =
 			plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
-		if (keyed && lookups.keysReplay() && !lookup.findKeyed) continue;
+		if (keyed && lookups.keysReplay() && !lookup.findKeyed) {
+			// the key replays this item's job, unless another call of the sub-workflow made one too
+			const calls = await callsJobs(lookups, plan, rule, plans);
+			if (calls.length > 1) result.unsure.set(plan.itemIndex, otherCallHit(calls));
+			continue;
+		}
 		const { jobs, unsure } = await findByRule(lookups, plan, rule, claimed);
 		if (jobs && lookup.subOfRetried)
 			result.unsure.set(plan.itemIndex, otherCallHit(jobs.map((j) => String(j.id))));
