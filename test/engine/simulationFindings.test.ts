@@ -533,3 +533,32 @@ it.skip('Character → Generate in a sub-workflow called twice, killed at the fi
 	const result = await runCase(sb, twoCalls, creds());
 	expect(result.violations).toEqual([]);
 });
+
+/**
+ * Character → Generate (keyed) in Loop Over Items, rows C, A, A, n8n killed after A's job, a row
+ * B added before the Retry (adversary seed 4300): A's iteration moved to another position, whose
+ * key is another, and keyed kinds were not looked up while MediaGen replays keys: A was charged
+ * a third time for two rows. A loop's Retry now looks keyed items up by their record too.
+ */
+onBothMajors(
+	'Character → Generate in Loop Over Items, rows changed before the Retry',
+	{
+		...base,
+		kind: 'character',
+		shape: 'loop',
+		rows: ['C', 'A', 'A'],
+		kill: { at: 'create', k: 2 },
+	},
+	[
+		[
+			'a row added before the moved rows: nothing made again',
+			{ change: { kind: 'add', at: 1, row: 'B' } },
+			/crash creates 2, retry creates 2, retry ok/,
+		],
+		[
+			'the first row removed: nothing made again',
+			{ change: { kind: 'remove', at: 0 } },
+			/crash creates 2, retry creates 1, retry ok/,
+		],
+	],
+);

@@ -13,7 +13,7 @@ import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
-import { loopEnds, provenanceIn } from './identity';
+import { defaultIdempotencyKey, loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
 import {
 	boundHit,
@@ -39,6 +39,35 @@ const refusedBefore = (lookups: Lookups, plan: RecoverablePlan) =>
 const refusedThen = (jobs: IDataObject[]) =>
 	`An earlier try of this run had this item's request refused by MediaGen (nothing was made then), and MediaGen now holds ${jobs.map((j) => String(j.id)).join(', ')} for the same request, made since: a later try that n8n lost, or another execution, made it, and the node cannot tell which`;
 
+/** How many later positions of a loop `laterIteration` derives the keys of. */
+const LOOP_AHEAD = 500;
+
+/**
+ * In Loop Over Items, whether a record was made under the key a later iteration of this run
+ * derives for the same request (the lost try ran that request there): that iteration's key
+ * replays it, so it is not this iteration's to take. A record under an earlier position's key
+ * is free: that iteration asked for something else (or it would have taken it).
+ */
+function laterIteration(lookup: Lookup, plan: RecoverablePlan): (r: IDataObject) => boolean {
+	const key = plan.request.idempotencyKey;
+	if (!lookup.repeats || !key || !plan.requestId || plan.ownKey) return () => false;
+	let later: Set<string> | undefined;
+	return (r) => {
+		if (!r.idempotency_key || r.idempotency_key === key) return false;
+		later ??= new Set(
+			Array.from({ length: LOOP_AHEAD }, (_, i) =>
+				defaultIdempotencyKey({
+					token: lookup.identity.token,
+					nodeId: lookup.ctx.getNode().id,
+					position: lookup.position + 1 + i,
+					request: String(plan.requestId),
+				}),
+			),
+		);
+		return later.has(String(r.idempotency_key));
+	};
+}
+
 /** Finds one plan's jobs by its rule: the oldest group not taken yet, or unsure, or nothing. */
 async function findByRule(
 	lookups: Lookups,
@@ -63,9 +92,11 @@ async function findByRule(
 			found = jobs ? { jobs } : {};
 		} else if (!byRecord) found = {};
 		else {
-			// the groups each create started, kept when the whole group is this request's work
-			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter((g) =>
-				groupMatches(g, rule.match, plan.request),
+			// the groups each create started, kept when the whole group is this request's work (and
+			// not a later iteration's of a loop, whose key replays it there)
+			const later = laterIteration(lookups.lookup, plan);
+			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter(
+				(g) => groupMatches(g, rule.match, plan.request) && !g.some(later),
 			);
 			found = await pick(lookups, groups, claimed, asks);
 		}
@@ -177,7 +208,14 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 		}
 		const keyed =
 			plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
-		if (keyed && lookups.keysReplay() && !lookup.findKeyed) {
+		// in Loop Over Items a row moved to another iteration (rows added or removed before the
+		// Retry) derives another key: its lost try's job is looked up there by its record too
+		if (
+			keyed &&
+			lookups.keysReplay() &&
+			!lookup.findKeyed &&
+			!(lookup.repeats && lookup.retrying)
+		) {
 			// the key replays this item's job, unless another call of the sub-workflow made one too
 			const calls = await callsJobs(lookups, plan, rule, plans);
 			if (calls.length > 1) result.unsure.set(plan.itemIndex, otherCallHit(calls));
