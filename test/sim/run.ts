@@ -541,13 +541,18 @@ const knownOpen = (s: Scenario, first: FirstRun) =>
 	s.kind === 'dub' && s.other && first.status === 'error' && s.adversary?.fault?.kind === 'refused';
 
 /**
- * The limit docs/files.md states for uploads ("Not covered"): n8n killed while MediaGen's node
+ * The limits docs/files.md states for uploads ("Not covered"): n8n killed while MediaGen's node
  * ran (or before its end was saved) keeps no node context, so its Retry uploads the file again,
- * a second asset if the killed run's complete had been answered. Such a case's extra asset
- * (invariant 1) and the unnamed first one (3) are reported, not failed.
+ * a second asset if the killed run's complete had been answered; so does the Retry of a parent
+ * whose sub-workflow uploads (n8n starts the sub-workflow again as a new execution, without the
+ * failed one's node context). Such a case's extra asset (invariant 1) and the unnamed first one
+ * (3) are reported, not failed.
  */
 const uploadLimit = (s: Scenario, first: FirstRun) =>
-	s.kind === 'upload' && (first.status === 'crashed' || !!s.adversary?.retryKill);
+	s.kind === 'upload' &&
+	(first.status === 'crashed' ||
+		!!s.adversary?.retryKill ||
+		(first.status === 'error' && (s.shape === 'sub' || s.shape === 'subTwice')));
 
 /**
  * The broken invariants a stated limit covers: the upload's above, an open finding, and
