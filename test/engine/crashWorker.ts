@@ -12,6 +12,7 @@ import { ACTION_NODES } from '../actionNodes';
 import { POLLING } from '../../nodes/shared/jobs/poller';
 import { RETRY } from '../../nodes/shared/transport/retry';
 import type { ExecutionStart, HostOptions } from './n8nHost';
+import { TestBinarySource } from './binaryData';
 import { startExecution } from './n8nHost';
 import { NODE_TYPES } from './n8nTypes';
 import type { SavedEntry } from './savedExecutions';
@@ -58,6 +59,8 @@ export type WorkerMessage =
 
 for (const node of Object.values(ACTION_NODES))
 	NODE_TYPES[`n8n-nodes-mediagen.${node.description.name}`] = node;
+// the file node before an upload (the simulation's upload kind, test/sim/kinds.ts)
+NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
 const send = (m: WorkerMessage) => process.send?.(m);
 

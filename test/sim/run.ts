@@ -53,7 +53,18 @@ import {
 	wait,
 } from '../engine/shapes';
 import { generationCreate, newEdit, nodeFactory, rl } from '../engine/setup';
-import type { Adversary, Fault, NodeSettings, Scenario } from './scenario';
+import type { MoreRecords } from './kinds';
+import {
+	isMore,
+	MORE_PATH,
+	moreItem,
+	moreMade,
+	moreNodes,
+	moreOther,
+	moreRecords,
+	moreRow,
+} from './kinds';
+import type { Adversary, Fault, Kind, NodeSettings, Scenario } from './scenario';
 import { asked, calls, rowsAfter } from './scenario';
 
 const mediaGenNode = nodeFactory(ACTION_NODES.mediaGen);
@@ -62,11 +73,17 @@ const editorNode = nodeFactory(ACTION_NODES.mediaGenEditor);
 /** A dub language per letter. */
 export const LANGUAGE: Record<string, string> = { A: 'es', B: 'fr', C: 'de', D: 'it' };
 
-/** What the case's records are: one edit for dubs, one edit per letter for captions. */
+/**
+ * What the case's records are: one edit for dubs, one edit per letter for captions, those of
+ * ./kinds.ts for its kinds.
+ */
 export interface Records {
 	dubEdit?: string;
 	captionEdits: Record<string, string>;
+	more?: MoreRecords;
 }
+
+const moreOf = (records: Records): MoreRecords => records.more ?? { byRow: {} };
 
 export type Api = ReturnType<typeof client>;
 
@@ -83,6 +100,7 @@ export function jobNode(s: Scenario, records: Records): TestNode {
 
 /** The MediaGen node of the case's kind; each row's item holds `row` (and `edit`). */
 function kindNode(s: Scenario, records: Records): TestNode {
+	if (isMore(s.kind)) return moreNodes(s.kind, moreOf(records)).at(-1) as TestNode;
 	if (s.kind === 'generation')
 		return mediaGenNode('MediaGen', generationCreate({}, 300, '={{ "row " + $json.row }}'), {
 			typeVersion: 2,
@@ -105,10 +123,11 @@ function kindNode(s: Scenario, records: Records): TestNode {
 	);
 }
 
-const itemOf = (row: string, records: Records): IDataObject => ({
+const itemOf = (row: string, records: Records, kind: Kind): IDataObject => ({
 	row,
 	language: LANGUAGE[row],
 	edit: records.captionEdits[row],
+	...(isMore(kind) ? moreItem(kind, row, moreOf(records)) : {}),
 });
 
 const SUB_ID = 'wf-sim-sub';
@@ -121,23 +140,26 @@ export const WAIT_SECONDS = 0.3;
  * adversary's `wait`): the nodes, the edges among them, the first node and the node(s) its
  * successful items leave from (MediaGen's output 0, or the Wait after it).
  */
-function around(s: Scenario, job: TestNode) {
+function around(s: Scenario, job: TestNode, records: Records) {
 	const w = s.adversary?.wait;
 	const nodes = w ? [wait('Wait', WAIT_SECONDS), job] : [job];
 	const edges: Edge[] = w === 'before' ? [['Wait', 'MediaGen']] : w ? [['MediaGen', 'Wait']] : [];
+	const first = w === 'before' ? 'Wait' : 'MediaGen';
+	// a node of the kind before MediaGen (an upload's file)
+	const [pre] = isMore(s.kind) ? moreNodes(s.kind, moreOf(records)).slice(0, -1) : [];
 	return {
-		nodes,
-		edges,
-		first: w === 'before' ? 'Wait' : 'MediaGen',
+		nodes: pre ? [pre, ...nodes] : nodes,
+		edges: pre ? [[pre.name, first] as Edge, ...edges] : edges,
+		first: pre ? pre.name : first,
 		last: w === 'after' ? 'Wait' : 'MediaGen',
 	};
 }
 
 /** The parent workflow and the sub-workflows of the case, with the rows given. */
 export function workflowsOf(s: Scenario, rows: string[], records: Records) {
-	const rowItems = rows.map((r) => itemOf(r, records));
+	const rowItems = rows.map((r) => itemOf(r, records, s.kind));
 	const list = items('Rows', rowItems);
-	const job = around(s, jobNode(s, records));
+	const job = around(s, jobNode(s, records), records);
 	const errorOutput = s.adversary?.settings.onError === 'continueErrorOutput';
 	// an adversary's case waits in the node after MediaGen only where n8n is killed in it (a run
 	// that ends before its kill point must not wait there)
@@ -168,7 +190,11 @@ export function workflowsOf(s: Scenario, rows: string[], records: Records) {
 		// the second MediaGen node asks the same for each row (the rows again before it)
 		const second = { ...jobNode(s, records), name: 'MediaGen 2' };
 		nodes = [list, ...job.nodes, slow('First', 0, 0), items('Again', rowItems), second, after];
-		edges = inOrder('Rows', 'MediaGen', 'First', 'Again', 'MediaGen 2', 'Slow');
+		edges = [
+			['Rows', job.first],
+			...job.edges,
+			...inOrder('MediaGen', 'First', 'Again', 'MediaGen 2', 'Slow'),
+		];
 	} else {
 		workflows.push(
 			shape({
@@ -211,7 +237,12 @@ export function workflowsOf(s: Scenario, rows: string[], records: Records) {
 }
 
 /** Where a create or charged call goes, for the kill point and the counts. */
-export const CREATE_PATH = { generation: '/generations$', dub: '/dub$', captions: '/captions$' };
+export const CREATE_PATH: Record<Kind, string> = {
+	generation: '/generations$',
+	dub: '/dub$',
+	captions: '/captions$',
+	...MORE_PATH,
+};
 
 /** A job the sandbox made, with the request (letter) it was made for. */
 export interface Made {
@@ -221,6 +252,7 @@ export interface Made {
 
 /** The jobs (or, for captions, the AI tasks) at the sandbox, by the request each answers. */
 export async function madeJobs(s: Scenario, api: Api, records: Records): Promise<Made[]> {
+	if (isMore(s.kind)) return await moreMade(s.kind, api, moreOf(records));
 	if (s.kind === 'captions') {
 		const made: Made[] = [];
 		for (const [row, edit] of Object.entries(records.captionEdits)) {
@@ -243,6 +275,7 @@ export async function madeJobs(s: Scenario, api: Api, records: Records): Promise
 
 /** The request (letter) an output item carries the job of, and that job's id. */
 export function outputOf(s: Scenario, json: IDataObject, records: Records): Made {
+	if (isMore(s.kind)) return { id: String(json.id), row: moreRow(s.kind, json, moreOf(records)) };
 	if (s.kind === 'captions') {
 		const row = Object.entries(records.captionEdits).find(([, e]) => e === json.id)?.[0];
 		return { id: String(json.id), row: row ?? '?' };
@@ -257,6 +290,7 @@ export function outputOf(s: Scenario, json: IDataObject, records: Records): Made
 
 /** The other execution's work on the same record (a plain API call, as another workflow's). */
 async function otherWork(s: Scenario, api: Api, records: Records, row: string): Promise<string[]> {
+	if (isMore(s.kind)) return await moreOther(s.kind, api, moreOf(records), row);
 	if (s.kind === 'generation') {
 		const body = { modelId: 'flux-pro', tool: 'image', prompt: `row ${row}` };
 		return [String((await api('POST', '/generations', body)).body.id)];
@@ -525,6 +559,46 @@ export async function settle(api: Api): Promise<void> {
  */
 export const knownLimit = (s: Scenario) => s.shape === 'loop' && s.kind !== 'generation' && s.other;
 
+/**
+ * The limits docs/files.md states for uploads ("Not covered"): n8n killed while MediaGen's node
+ * ran (or before its end was saved) keeps no node context, so its Retry uploads the file again,
+ * a second asset if the killed run's complete had been answered; so does the Retry of a parent
+ * whose sub-workflow uploads (n8n starts the sub-workflow again as a new execution, without the
+ * failed one's node context). Such a case's extra asset (invariant 1) and the unnamed first one
+ * (3) are reported, not failed.
+ */
+const uploadLimit = (s: Scenario, first: FirstRun) =>
+	s.kind === 'upload' &&
+	(first.status === 'crashed' ||
+		!!s.adversary?.retryKill ||
+		(first.status === 'error' &&
+			(s.shape === 'sub' || s.shape === 'subTwice' || s.shape === 'subSeq')));
+
+/**
+ * The broken invariants a stated limit covers: the upload's above, an open finding, and
+ * docs/batches.md's (Not covered) for a kind with a record per row (Canvas Run → Start: a canvas workflow per row): a
+ * lost try's job on a record no item of the Retry works on any more (its row edited or removed,
+ * or left out by Execute Once) reaches no item and is named nowhere (3): nothing the Retry
+ * reads leads to that record.
+ */
+function statedLimit(s: Scenario, first: FirstRun, after: string[]): (v: string) => boolean {
+	if (uploadLimit(s, first)) return (v) => /^[13]:/.test(v);
+	// the open finding of docs/batches.md: a keyed kind without provenance in a sub-workflow
+	// called twice, the parent retried after the first call's job only: both calls get it
+	if (
+		s.kind === 'character' &&
+		(s.shape === 'subTwice' || s.shape === 'subSeq') &&
+		first.status !== 'success'
+	)
+		return (v) => v.startsWith('4: both calls');
+	if (s.kind !== 'canvas') return () => false;
+	const read = new Set(asked(s, after));
+	return (v) => {
+		const row = /^3: job \S+ \(row (\w)\)/.exec(v)?.[1];
+		return !!row && !read.has(row);
+	};
+}
+
 export interface CaseResult {
 	violations: string[];
 	/** Broken invariants that a stated limit covers (knownLimit). */
@@ -570,6 +644,8 @@ export async function runCase(
 	if (s.kind === 'captions')
 		for (const row of new Set([...s.rows, ...rowsAfter(s)]))
 			records.captionEdits[row] = await newEdit(sb);
+	if (isMore(s.kind))
+		records.more = await moreRecords(s.kind, api, [...new Set([...s.rows, ...rowsAfter(s)])]);
 	const before = workflowsOf(s, s.rows, records);
 	const saved = new SavedExecutions();
 	const fault = s.adversary?.fault;
@@ -641,7 +717,10 @@ export async function runCase(
 	const conflicts = phases.reduce((n, p) => n + p.conflicts, 0);
 	if (conflicts) summary.push(`${conflicts} create${conflicts === 1 ? '' : 's'} answered 409`);
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
-	const { violations, known } = check(s, outcome, made, others, records);
+	const checked = check(s, outcome, made, others, records);
+	const limited = statedLimit(s, first, outcome.after);
+	const violations = checked.violations.filter((v) => !limited(v));
+	const known = [...checked.known, ...checked.violations.filter(limited)];
 	return { violations, known, summary: summary.join(', ') };
 }
 
@@ -743,9 +822,16 @@ function check(
 	// 3. every job charged reaches an item or is named (captions: tasks are not output); in the
 	// known limit, the job another execution's displaced is the same finding
 	const displaced = knownLimit(s) && [...delivered].some((id) => others.includes(id));
+	// an upload whose complete's answer was lost is named by its upload and file (its asset's id
+	// is what was lost): "may have been completed", file name "<row>.txt"
+	const nameOf = (m: Made) =>
+		named.includes(m.id) ||
+		(s.kind === 'upload' &&
+			/may have been completed/.test(named) &&
+			named.includes(`file name \\"${m.row}.txt\\"`));
 	if (s.kind !== 'captions')
 		for (const m of made)
-			if (!delivered.has(m.id) && !named.includes(m.id))
+			if (!delivered.has(m.id) && !nameOf(m))
 				(displaced ? known : violations).push(
 					`3: job ${m.id} (row ${m.row}) reached no item and is named nowhere`,
 				);

@@ -7,8 +7,15 @@
  */
 import fc from 'fast-check';
 
-/** The job kinds: a keyed generation, a record-matched dub, a charged call answered at once. */
-export type Kind = 'generation' | 'dub' | 'captions';
+import type { MoreKind } from './kinds';
+import { MORE_KINDS } from './kinds';
+
+/**
+ * The job kinds: a keyed generation, a record-matched dub, a charged call answered at once; the
+ * adversary draws those of ./kinds.ts too (a canvas run, a cinema storyboard, a character's
+ * generation, an upload).
+ */
+export type Kind = 'generation' | 'dub' | 'captions' | MoreKind;
 
 /**
  * Where MediaGen stands: after the rows (`plain`), in Loop Over Items (`loop`), in a sub-workflow
@@ -230,6 +237,8 @@ export const adversaryScenario: fc.Arbitrary<Scenario> = fc
 		// a sub-workflow's two calls in a row instead of from two branches; two MediaGen nodes
 		// instead of one after the rows
 		twice: fc.constantFrom(false, false, true),
+		// drawn last: the kinds of ./kinds.ts in place of the base's kind, in two cases of three
+		more: fc.option(fc.constantFrom(...MORE_KINDS), { nil: undefined, freq: 3 }),
 	})
 	.map(
 		({
@@ -242,16 +251,20 @@ export const adversaryScenario: fc.Arbitrary<Scenario> = fc
 			waitRun,
 			wait: w,
 			twice,
+			more,
 		}): Scenario => {
 			// the base property's kill draws (killAfter, refused) give way to the adversary's
-			const { n8nMajor, progress, kind, reversed, rows, change: c, k } = base;
-			const shape = !twice
-				? base.shape
-				: base.shape === 'plain'
-					? 'two'
-					: base.shape === 'subTwice'
-						? 'subSeq'
-						: base.shape;
+			const { n8nMajor, progress, reversed, rows, change: c, k } = base;
+			const kind = more ?? base.kind;
+			// two MediaGen nodes: not for uploads (their file node is the first MediaGen's)
+			const shape =
+				!twice || (kind === 'upload' && base.shape === 'plain')
+					? base.shape
+					: base.shape === 'plain'
+						? 'two'
+						: base.shape === 'subTwice'
+							? 'subSeq'
+							: base.shape;
 			// two MediaGen nodes: no Wait node beside them
 			const wait = shape === 'two' ? undefined : w;
 			const rest = { n8nMajor, progress, kind, shape, reversed, rows, change: c };

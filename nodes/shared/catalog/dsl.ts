@@ -243,7 +243,9 @@ export interface WaitsForJobs extends JobPoll {
  * How the jobs of a create are found again after n8n lost the run (docs/batches.md):
  * - `provenance`: generations whose `context.n8n` names this workflow, node, run and item;
  * - `generations`: generations after the run's start whose fields match (`{id}` a path parameter,
- *   `{body.kind}` a body field, else a literal), grouped by `batch_id` when `batch`;
+ *   `{body.kind}` a body field, else a literal; `*{body.prompt}`: the field ends with it, for a
+ *   text the service records after its own, e.g. a character's identity prompt), grouped by
+ *   `batch_id` when `batch`;
  * - `list`: records of a list path after the run's start (`GET /canvas/{id}/runs`);
  * - `record`: entries of an array of a record made after the run's start (an edit's `exports`);
  * - `self`: the job itself, started again in place (a canvas run's retry).

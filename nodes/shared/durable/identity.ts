@@ -19,6 +19,11 @@ export interface RunIdentity {
 	since?: number;
 	/** What this run's saved data holds of the nodes before this one (see fingerprintOf). */
 	fingerprint?: string;
+	/**
+	 * A sub-execution (Execute Workflow): its token derives from the parent's run and its items,
+	 * the same in every call of the sub-workflow with the same items.
+	 */
+	sub?: boolean;
 }
 
 /** The reserved key of a job's `context` that holds where in n8n it was started. */
@@ -181,12 +186,13 @@ export function identityOf(
 	// parent's saved start (its retry's copy keeps it), not after this sub-execution's start
 	const since = (parentOf(saved) ? sinceOf(parent) : undefined) ?? sinceOf(saved);
 	const fingerprint = fingerprintOf(saved, nodeName, nodesBefore(ctx, nodeName));
-	if (remembered) return { token: remembered, durable: true, since, fingerprint };
+	const sub = !!parentOf(saved);
+	if (remembered) return { token: remembered, durable: true, since, fingerprint, sub };
 	const parentAnchor = parentOf(saved) ? anchorOf(parent) : undefined;
 	const anchor = parentAnchor ? `p:${parentAnchor}:${subInputOf(saved)}` : anchorOf(saved);
 	if (anchor) {
 		const token = hash(`mediagen-run|${ctx.getWorkflow().id ?? ''}|${anchor}`).slice(0, 32);
-		return { token, durable: true, since, fingerprint };
+		return { token, durable: true, since, fingerprint, sub };
 	}
 	// no execution id (a tool called outside a saved execution): a token of this run alone
 	return { token: ctx.getExecutionId() || randomUUID(), durable: false, since, fingerprint };
@@ -299,9 +305,9 @@ export async function establishRun(
 		rememberView(ctx, view);
 		rememberToken(ctx, view.token);
 	}
-	const { token, durable, since, fingerprint } = view;
+	const { token, durable, since, fingerprint, sub } = view;
 	return {
-		identity: { token, durable, since, fingerprint },
+		identity: { token, durable, since, fingerprint, sub },
 		position: Math.max(0, runIndex - view.shift),
 		view,
 	};
@@ -342,7 +348,7 @@ const notAsked = (body: IDataObject, derivedKeys: string[]): IDataObject => {
 };
 
 /** JSON with object keys sorted: equal values give equal text. */
-function stableJson(value: unknown): string {
+export function stableJson(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
 	if (value && typeof value === 'object') {
 		const entries = Object.keys(value as object)

@@ -13,7 +13,7 @@ import { asNodeError, statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { mediaGenRequest } from '../transport/request';
 import type { Provenance, RunIdentity } from './identity';
-import { fingerprintOf, nodesBefore, provenanceIn } from './identity';
+import { fingerprintOf, nodesBefore, provenanceIn, stableJson } from './identity';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -183,9 +183,12 @@ export class Window {
 	}
 }
 
-/** A value of a rule's template: `{name}` a path parameter, `{body.x}` a body field, or literal. */
+/**
+ * A value of a rule's template: `{name}` a path parameter, `{body.x}` a body field, or literal
+ * (`*` before it: the record's field ends with it).
+ */
 export function templateValue(template: string, request: PreparedRequest): unknown {
-	const m = /^\{(body\.)?(\w+)\}$/.exec(template);
+	const m = /^\*?\{(body\.)?(\w+)\}$/.exec(template);
 	if (!m) return template;
 	return m[1] ? request.body?.[m[2]] : request.params[m[2]];
 }
@@ -197,6 +200,15 @@ export function fieldOf(record: IDataObject, path: string): unknown {
 	return value;
 }
 
+/** A recorded or requested value as text: an object as JSON with its keys sorted. */
+const textOf = (value: unknown) =>
+	value !== null && typeof value === 'object' ? stableJson(value) : String(value);
+
+/**
+ * Whether a record holds what the request asks for, field by field; a list the request sends
+ * (e.g. a cinema generate's `shotIds`, a matrix run's `combos`: one job per entry) asks for a
+ * record holding one of its entries, an empty list for any.
+ */
 export function matches(
 	record: IDataObject,
 	match: Record<string, string>,
@@ -204,7 +216,29 @@ export function matches(
 ) {
 	return Object.entries(match).every(([path, template]) => {
 		const want = templateValue(template, request);
-		return want === undefined || String(fieldOf(record, path)) === String(want);
+		const value = textOf(fieldOf(record, path));
+		if (Array.isArray(want)) return !want.length || want.some((w) => textOf(w) === value);
+		if (want !== undefined && template.startsWith('*')) return value.endsWith(String(want));
+		return want === undefined || value === String(want);
+	});
+}
+
+/**
+ * Whether the records one create started (a batch, or one record) are the work of this request:
+ * each matches it, and together they hold every entry of a list it sends (a create for shots
+ * a and b made one job per shot).
+ */
+export function groupMatches(
+	group: IDataObject[],
+	match: Record<string, string>,
+	request: PreparedRequest,
+) {
+	if (!group.every((r) => matches(r, match, request))) return false;
+	return Object.entries(match).every(([path, template]) => {
+		const want = templateValue(template, request);
+		if (!Array.isArray(want)) return true;
+		const held = new Set(group.map((r) => textOf(fieldOf(r, path))));
+		return want.every((w) => held.has(textOf(w)));
 	});
 }
 

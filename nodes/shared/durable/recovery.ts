@@ -13,12 +13,13 @@ import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
-import { loopEnds, provenanceIn } from './identity';
+import { defaultIdempotencyKey, loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
 import {
 	boundHit,
 	fieldOf,
 	foundElsewhere,
+	groupMatches,
 	groupsOf,
 	Lookups,
 	matches,
@@ -37,6 +38,35 @@ const refusedBefore = (lookups: Lookups, plan: RecoverablePlan) =>
 	!!lookups.lookup.refusedBefore?.(plan.itemIndex, plan.requestId);
 const refusedThen = (jobs: IDataObject[]) =>
 	`An earlier try of this run had this item's request refused by MediaGen (nothing was made then), and MediaGen now holds ${jobs.map((j) => String(j.id)).join(', ')} for the same request, made since: a later try that n8n lost, or another execution, made it, and the node cannot tell which`;
+
+/** How many later positions of a loop `laterIteration` derives the keys of. */
+const LOOP_AHEAD = 500;
+
+/**
+ * In Loop Over Items, whether a record was made under the key a later iteration of this run
+ * derives for the same request (the lost try ran that request there): that iteration's key
+ * replays it, so it is not this iteration's to take. A record under an earlier position's key
+ * is free: that iteration asked for something else (or it would have taken it).
+ */
+function laterIteration(lookup: Lookup, plan: RecoverablePlan): (r: IDataObject) => boolean {
+	const key = plan.request.idempotencyKey;
+	if (!lookup.repeats || !key || !plan.requestId || plan.ownKey) return () => false;
+	let later: Set<string> | undefined;
+	return (r) => {
+		if (!r.idempotency_key || r.idempotency_key === key) return false;
+		later ??= new Set(
+			Array.from({ length: LOOP_AHEAD }, (_, i) =>
+				defaultIdempotencyKey({
+					token: lookup.identity.token,
+					nodeId: lookup.ctx.getNode().id,
+					position: lookup.position + 1 + i,
+					request: String(plan.requestId),
+				}),
+			),
+		);
+		return later.has(String(r.idempotency_key));
+	};
+}
 
 /** Finds one plan's jobs by its rule: the oldest group not taken yet, or unsure, or nothing. */
 async function findByRule(
@@ -62,8 +92,12 @@ async function findByRule(
 			found = jobs ? { jobs } : {};
 		} else if (!byRecord) found = {};
 		else {
-			const records = read.records.filter((r) => matches(r, rule.match, plan.request));
-			groups = groupsOf(records.reverse(), !!rule.batch);
+			// the groups each create started, kept when the whole group is this request's work (and
+			// not a later iteration's of a loop, whose key replays it there)
+			const later = laterIteration(lookups.lookup, plan);
+			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter(
+				(g) => groupMatches(g, rule.match, plan.request) && !g.some(later),
+			);
 			found = await pick(lookups, groups, claimed, asks);
 		}
 	} else if (!byRecord) {
@@ -89,6 +123,33 @@ async function findByRule(
 					await lookups.clock.band(),
 				),
 			};
+}
+
+/**
+ * In a sub-execution of a retried parent, the jobs made since the lost try may have begun for a
+ * keyed item's request (by its record rule) under its key or a key no item of this run derives:
+ * more than one means another call of the sub-workflow made one under a key of its own execution
+ * (../run/start.ts keysOfOtherCalls), and the key alone cannot tell which is this call's.
+ */
+async function callsJobs(
+	lookups: Lookups,
+	plan: RecoverablePlan,
+	rule: Exclude<RecoverRule, { by: 'provenance' }>,
+	plans: RecoverablePlan[],
+): Promise<string[]> {
+	const { lookup } = lookups;
+	if (!lookup.subOfRetried || rule.by !== 'generations') return [];
+	const key = plan.request.idempotencyKey;
+	const runKeys = new Set(plans.map((p) => p.request.idempotencyKey));
+	const { records } = await lookups.generations('lostTry').records();
+	return records
+		.filter(
+			(r) =>
+				matches(r, rule.match, plan.request) &&
+				!lookup.claimed.has(String(r.id)) &&
+				(r.idempotency_key === key || !runKeys.has(String(r.idempotency_key ?? ''))),
+		)
+		.map((r) => String(r.id));
 }
 
 /** Where a provenance record's job goes: to the item with its request, else with its index. */
@@ -147,7 +208,19 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 		}
 		const keyed =
 			plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
-		if (keyed && lookups.keysReplay() && !lookup.findKeyed) continue;
+		// in Loop Over Items a row moved to another iteration (rows added or removed before the
+		// Retry) derives another key: its lost try's job is looked up there by its record too
+		if (
+			keyed &&
+			lookups.keysReplay() &&
+			!lookup.findKeyed &&
+			!(lookup.repeats && lookup.retrying)
+		) {
+			// the key replays this item's job, unless another call of the sub-workflow made one too
+			const calls = await callsJobs(lookups, plan, rule, plans);
+			if (calls.length > 1) result.unsure.set(plan.itemIndex, otherCallHit(calls));
+			continue;
+		}
 		const { jobs, unsure } = await findByRule(lookups, plan, rule, claimed);
 		if (jobs && lookup.subOfRetried)
 			result.unsure.set(plan.itemIndex, otherCallHit(jobs.map((j) => String(j.id))));
@@ -287,7 +360,7 @@ const ORPHAN = 'orphan';
 
 /** The fields of a record rule's match that name the record (a path parameter), not a value. */
 const recordPart = (match: Record<string, string>) =>
-	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.startsWith('{body.')));
+	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.includes('{body.')));
 
 /**
  * A create of n8n's Retry refused with 409 `idempotency_key_reused`: an earlier try sent the key

@@ -14,7 +14,9 @@ import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
-import { establishRun, repeatsInExecution } from '../durable/identity';
+import { defaultIdempotencyKey, establishRun, repeatsInExecution } from '../durable/identity';
+import { Lookups } from '../durable/lookups';
+import { setIdempotencyKey } from '../behaviours/idempotency';
 import type { SavedView } from '../durable/memory';
 import { runMemory } from '../durable/memory';
 
@@ -83,6 +85,7 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	const { lookup } = run;
 	const refused = new Map<number, unknown>();
 	if (!lookup) return refused;
+	await keysOfOtherCalls(run, lookup);
 	const ask = (p: ItemPlan) => lookup.retrying || run.memory.isUnsure(p.itemIndex);
 	const creating = run.plans.filter(
 		(p) => p.job && !p.job.known && !p.endpoint.nodeOperation && ask(p),
@@ -113,6 +116,50 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	// after the lookups: in a loop, what this and earlier positions took is claimed by now
 	await nameOrphans(run);
 	return refused;
+}
+
+/**
+ * A new sub-execution (Execute Workflow, not a retry) derives its default Idempotency-Keys from
+ * its parent's run and its items: every call of the sub-workflow with the same items (two
+ * branches, a loop) derives the same ones. For a kind whose body carries no provenance, MediaGen
+ * answers a key another call sent with that call's job (the same key and body: no 409, spec
+ * credit rule 6). So a key MediaGen holds a generation under, made since the parent run began,
+ * is another call's: the item is sent under a key of this execution, as after a 409
+ * (../behaviours/job.ts). Items this execution sent before (Retry On Fail) keep their key.
+ */
+async function keysOfOtherCalls(run: StartingRun, lookup: Lookup): Promise<void> {
+	const { ctx, identity } = run;
+	if (lookup.retrying || !identity?.sub) return;
+	const plans = run.plans.filter(
+		(p) =>
+			p.job &&
+			!p.job.known &&
+			!p.ownKey &&
+			p.requestId &&
+			p.request.idempotencyKey &&
+			p.endpoint.job?.recover &&
+			p.endpoint.job.recover.by !== 'provenance' &&
+			!run.memory.isUnsure(p.itemIndex),
+	);
+	if (!plans.length) return;
+	const read = await new Lookups(lookup)
+		.generations('lostTry')
+		.records()
+		.catch(() => undefined);
+	const held = new Set(read?.records.map((r) => String(r.idempotency_key ?? '')));
+	for (const plan of plans) {
+		if (!held.has(String(plan.request.idempotencyKey))) continue;
+		setIdempotencyKey(
+			plan,
+			defaultIdempotencyKey({
+				token: identity.token,
+				nodeId: ctx.getNode().id,
+				position: run.position,
+				request: String(plan.requestId),
+				execution: String(ctx.getExecutionId() ?? ''),
+			}),
+		);
+	}
 }
 
 /**

@@ -180,7 +180,10 @@ export const adProjects = group('adProject', 'Ad Project', { doc: 2, section: 'A
 				},
 			),
 		},
-		job: startsGenerations(matching({ 'context.adProjectId': '{id}' }, true)),
+		// every field the service records of a variant's job: its combination too
+		job: startsGenerations(
+			matching({ 'context.adProjectId': '{id}', 'context.combo': '{body.combos}' }, true),
+		),
 	}),
 ]);
 

@@ -98,7 +98,15 @@ export const cinemaProjects = group(
 			path: cinemaProjectId,
 			body: generateFields,
 			job: startsGenerations(
-				matching({ 'context.cinemaProjectId': '{id}', 'context.kind': '{body.kind}' }, true),
+				// every field the service records of a shot's job: the shot too (`shotIds`)
+				matching(
+					{
+						'context.cinemaProjectId': '{id}',
+						'context.kind': '{body.kind}',
+						'context.shotId': '{body.shotIds}',
+					},
+					true,
+				),
 				'/cinema/{id}/estimate',
 			),
 		}),

@@ -273,8 +273,13 @@ export const characters = group('character', 'Character', { doc: 2, section: 'Ch
 		path: characterId,
 		body: generationBody,
 		idempotent: true,
+		// the prompt too: MediaGen records the character's identity prompt, then the request's
 		job: startsGenerations(
-			matching({ 'context.characterId': '{id}', 'context.purpose': '{body.purpose}' }),
+			matching({
+				'context.characterId': '{id}',
+				'context.purpose': '{body.purpose}',
+				prompt: '*{body.prompt}',
+			}),
 			'/characters/{id}/estimate',
 		),
 	}),
