@@ -437,3 +437,38 @@ describe('Edit → Dub, another execution at the same time (the concurrent simul
 		expect(ids).not.toContain(theirs.body.id);
 	}, 120_000);
 });
+
+/**
+ * The adversary's Stop, edited workflow and queue mode (test/sim/scenario.ts `modes`): a Retry
+ * whose saved data holds no run of the node sent a record-matched kind's calls again without
+ * looking (the lost try's dubs or captions charged twice, named nowhere), until identity.ts
+ * savedViewOf took every Retry as one whose lost try may have run the node.
+ */
+const twoRows: Scenario = {
+	...base,
+	shape: 'plain',
+	rows: ['A', 'B'],
+	kill: { at: 'create', k: 2 },
+};
+
+onBothMajors('a Retry whose saved data holds no run of the node', twoRows, [
+	[
+		'Edit → Create Captions, Stop when both were answered, Retry of the canceled execution: nothing charged again',
+		{
+			kind: 'captions',
+			kill: { at: 'none' },
+			adversary: { settings: {}, stop: { at: 'create', k: 2 } },
+		},
+		/crash creates 2, retry creates 0, retry ok/,
+	],
+	[
+		'Edit → Dub in queue mode, the worker lost after both dubs, no event log to amend from: nothing dubbed again',
+		{ kind: 'dub', adversary: { settings: {}, queue: 'crashedNoLog' } },
+		/crash creates 2, retry creates 0, retry ok/,
+	],
+	[
+		'Edit → Dub, killed after both dubs, the node renamed before the Retry: nothing dubbed again',
+		{ kind: 'dub', adversary: { settings: {}, edit: 'rename' } },
+		/crash creates 2, retry creates 0, retry ok/,
+	],
+]);

@@ -201,6 +201,28 @@ export function isRecoveredRun(task: ITaskData | undefined): boolean {
 }
 
 /**
+ * Whether the saved data an n8n Retry starts from shows every node its lost try started: n8n saved
+ * the execution whole when it failed (the Retry removed the failed node's last run, leaving it
+ * without runs) or its crash recovery amended it from the event log (the runs it made up). Not
+ * so for a canceled execution (the data read at Stop: ExecutionService.stopDuringRun), a crashed
+ * one without its event log (the data last saved: queue mode's recovery, a lost log), or data
+ * with runs of a node the workflow has no longer (renamed before the Retry: its runs are under
+ * the old name, which no connection names).
+ */
+function showsEveryStart(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined): boolean {
+	const runData = saved?.resultData?.runData ?? {};
+	const own = ctx.getNode().name;
+	const connected = (name: string) =>
+		typeof ctx.getParentNodes !== 'function' ||
+		typeof ctx.getChildNodes !== 'function' ||
+		ctx.getParentNodes(name).length > 0 ||
+		ctx.getChildNodes(name).length > 0;
+	if (Object.keys(runData).some((name) => name !== own && !connected(name))) return false;
+	const runs = Object.values(runData);
+	return runs.some((r) => r?.length === 0) || runs.flat().some(isRecoveredRun);
+}
+
+/**
  * What this execution's saved data says of this node's earlier tries (read once per execution):
  * how many runs n8n's crash recovery added (the retry runs the node with a run index that much
  * higher), and a time that precedes the lost try's runs (the first recovered run's start, in whole
@@ -231,7 +253,10 @@ export function savedViewOf(
 		shift: recovered.length,
 		lostAfter: times.length ? Math.max(...times) : undefined,
 		parentRecovered: parentRetried,
-		ranBefore: saving !== undefined || !!rememberedToken(ctx),
+		ranBefore:
+			saving !== undefined ||
+			!!rememberedToken(ctx) ||
+			(ctx.getMode?.() === 'retry' && !showsEveryStart(ctx, saved)),
 	};
 }
 
