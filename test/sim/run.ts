@@ -638,6 +638,10 @@ interface Outcome {
 	after: string[];
 	/** The MediaGen node's name in that execution's workflow. */
 	node: string;
+	/** `after` as the rows read them, the workflow not edited. */
+	unedited: string[];
+	/** Whether item `item` of output `output` was made in that execution, not kept from saved data. */
+	ranNow: (output: number, item: number) => boolean;
 	/**
 	 * Its status: a Retry that succeeded may keep the error of the execution it retried in its
 	 * data (ExecutionService.retry removes it only where the data names a last node executed).
@@ -646,6 +650,38 @@ interface Outcome {
 }
 
 type RetryOptions = Parameters<typeof retry>[2];
+
+/**
+ * Whether an output item was made by the last execution, or kept from the saved data of an
+ * earlier one (a Retry resumed after it): the run of the node it comes from (MediaGen, its
+ * iteration in a loop, the call of a sub-workflow) is one no earlier execution saved.
+ */
+function ranNowIn(
+	s: Scenario,
+	saved: SavedExecutions,
+	executionId: string,
+	data: IRunExecutionData,
+	node: string,
+) {
+	const earlier = new Set(
+		saved
+			.executions()
+			.filter((e) => e.id !== executionId)
+			.flatMap((e) => Object.values(saved.get(e.id)?.resultData.runData ?? {}).flat())
+			.map((t) => `${t.startTime}:${t.executionIndex}`),
+	);
+	const fresh = (name: string, run?: number) => {
+		const runs = data.resultData.runData[name] ?? [];
+		const task = run === undefined ? runs.at(-1) : runs[run];
+		return !task || !earlier.has(`${task.startTime}:${task.executionIndex}`);
+	};
+	return (output: number, item: number) =>
+		s.shape === 'plain'
+			? fresh(node)
+			: s.shape === 'loop'
+				? fresh(node, item)
+				: fresh(`Call ${output + 1}`);
+}
 
 /**
  * The workflows as edited in n8n's editor: each node keeps its id (the renamed MediaGen node
@@ -734,8 +770,10 @@ export async function runCase(
 			data: first.data,
 			status: 'success',
 			after: s.rows,
+			unedited: s.rows,
 			subHints: subHintsOf(saved, first.executionId),
 			node: 'MediaGen',
+			ranNow: () => true,
 		};
 		summary[0] = `first run creates ${phases[0].n}, ended without a Retry`;
 	} else {
@@ -800,12 +838,15 @@ export async function runCase(
 			summary.push(`retry creates ${phases.at(-1)?.n ?? 0}`);
 		}
 		const ran = saved.record(executionId)?.workflowData.nodes.map((n) => n.name) ?? [];
+		const node = ran.includes(nodeName(edit)) ? nodeName(edit) : 'MediaGen';
 		outcome = {
 			data,
 			status,
 			after: after.map((r) => editedRow(r, edit)),
+			unedited: after,
 			subHints: subHintsOf(saved, executionId),
-			node: ran.includes(nodeName(edit)) ? nodeName(edit) : 'MediaGen',
+			node,
+			ranNow: ranNowIn(s, saved, executionId, data, node),
 		};
 		summary.push(`retry ${status === 'success' ? 'ok' : 'refused'}`);
 	}
@@ -879,7 +920,7 @@ function check(
 	const named = `${hintsOf(runData)} ${outcome.subHints} ${errorTexts.join(' ')}`;
 	const delivered = new Set<string>();
 	const jobsOf = (out: Slot[]) => out.flatMap((x) => ('job' in x ? [x.job] : []));
-	for (const out of outputs) {
+	for (const [o, out] of outputs.entries()) {
 		const empties = out.filter((x) => 'empty' in x).length;
 		const rest = out.filter((x) => !('empty' in x));
 		const failed = rest.length - jobsOf(rest).length;
@@ -896,9 +937,14 @@ function check(
 		)
 			violations.push(`2: ${empties} empty item(s) in the output`);
 		// 2. each row's item, in order: its own job, or an error
+		// (the workflow edited: a Retry that resumed after MediaGen keeps the saved items, of the
+		// requests before the edit)
 		const shown = rest.map((x) => ('job' in x ? x.job.row : '!'));
-		if (rest.length !== after.length || rest.some((x, i) => 'job' in x && x.job.row !== after[i]))
-			violations.push(`2: outputs for rows ${shown.join()} (rows ${after.join()})`);
+		const want = after.map((row, i) =>
+			outcome.ranNow(o, i) ? row : (asked(s, outcome.unedited)[i] ?? row),
+		);
+		if (rest.length !== want.length || rest.some((x, i) => 'job' in x && x.job.row !== want[i]))
+			violations.push(`2: outputs for rows ${shown.join()} (rows ${want.join()})`);
 		// 5. an error item refuses and names, or is the drawn fault's own error (in the first run,
 		// or kept by a Retry that resumed after MediaGen from the saved data)
 		for (const x of rest) {
