@@ -37,7 +37,10 @@
  *   not tell which was the first item's; it named neither (seed 36 of the adversary, shrunk);
  *   n8n 1.x, a Wait node after Generation → Create, n8n killed after the create, its Retry
  *   killed in the node after the Wait, Retry again: the job was created again (the lineage's
- *   fingerprint took the Wait's recovered run, which the lost execution never had).
+ *   fingerprint took the Wait's recovered run, which the lost execution never had);
+ *   Stop and a Retry of the canceled execution, queue mode's worker lost without its event log,
+ *   the node renamed before the Retry: the Retry's saved data held no run of the node, and a
+ *   record-matched kind's dubs, the captions, were sent again (charged twice, named nowhere).
  *
  * And what its concurrent cases (test/sim/concurrent.ts: executions at once, the interleaving
  * drawn by fast-check's scheduler) found, written here as plain crash tests:
