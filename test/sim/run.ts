@@ -621,6 +621,20 @@ export const knownLimit = (s: Scenario) => s.shape === 'loop' && s.kind !== 'gen
 const knownOpen = (s: Scenario, first: FirstRun) =>
 	s.kind === 'dub' && s.other && first.status === 'error' && s.adversary?.fault?.kind === 'refused';
 
+/**
+ * The open finding docs/batches.md names (the adversary's queue mode and Stop, seed 4401): n8n
+ * 1.x saves nothing unique with an execution's start (no resumeToken, no execution context), so
+ * with progress saving off, a Retry from that data alone cannot tell its lost try's generations
+ * from another execution's: after a worker lost without its event log, and after a Stop whose
+ * Retry was killed in turn (the second Retry's data no longer names the stopped execution), the
+ * lost try's job is made again and named nowhere. Reported, not failed.
+ */
+const knownOneX = (s: Scenario) =>
+	s.n8nMajor === 1 &&
+	!s.progress &&
+	s.kind === 'generation' &&
+	(s.adversary?.queue === 'crashedNoLog' || (!!s.adversary?.stop && !!s.adversary.retryKill));
+
 export interface CaseResult {
 	violations: string[];
 	/** Broken invariants that a stated limit covers (knownLimit). */
@@ -854,6 +868,7 @@ export async function runCase(
 	if (conflicts) summary.push(`${conflicts} create${conflicts === 1 ? '' : 's'} answered 409`);
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
 	const { violations, known } = check(s, outcome, made, others, records, knownOpen(s, first));
+	if (knownOneX(s)) known.push(...violations.splice(0));
 	return { violations, known, summary: summary.join(', ') };
 }
 

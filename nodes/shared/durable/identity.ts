@@ -19,6 +19,8 @@ export interface RunIdentity {
 	since?: number;
 	/** What this run's saved data holds of the nodes before this one (see fingerprintOf). */
 	fingerprint?: string;
+	/** The execution n8n's Retry copied, where the copy names it (retriedOf). */
+	retried?: string;
 }
 
 /** The reserved key of a job's `context` that holds where in n8n it was started. */
@@ -181,15 +183,32 @@ export function identityOf(
 	// parent's saved start (its retry's copy keeps it), not after this sub-execution's start
 	const since = (parentOf(saved) ? sinceOf(parent) : undefined) ?? sinceOf(saved);
 	const fingerprint = fingerprintOf(saved, nodeName, nodesBefore(ctx, nodeName));
-	if (remembered) return { token: remembered, durable: true, since, fingerprint };
+	const retried = retriedOf(ctx, saved);
+	const known = { since, fingerprint, ...(retried ? { retried } : {}) };
+	if (remembered) return { token: remembered, durable: true, ...known };
 	const parentAnchor = parentOf(saved) ? anchorOf(parent) : undefined;
 	const anchor = parentAnchor ? `p:${parentAnchor}:${subInputOf(saved)}` : anchorOf(saved);
 	if (anchor) {
 		const token = hash(`mediagen-run|${ctx.getWorkflow().id ?? ''}|${anchor}`).slice(0, 32);
-		return { token, durable: true, since, fingerprint };
+		return { token, durable: true, ...known };
 	}
 	// no execution id (a tool called outside a saved execution): a token of this run alone
-	return { token: ctx.getExecutionId() || randomUUID(), durable: false, since, fingerprint };
+	return { token: ctx.getExecutionId() || randomUUID(), durable: false, ...known };
+}
+
+/**
+ * The execution n8n's Retry copied, where the copy names it: a canceled execution keeps the error
+ * Stop wrote (ExecutionService.stopDuringRun: ManualExecutionCancelledError, its `extra` holding
+ * the execution's id), and the Retry removes it only where the data names a last node executed.
+ * So a Retry of an execution stopped without progress saving knows whose provenance is its lost
+ * try's although n8n 1.x saved nothing (no resumeToken, no execution context, no runs) to derive
+ * the same token or fingerprint from.
+ */
+function retriedOf(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined) {
+	if (ctx.getMode?.() !== 'retry') return undefined;
+	const error = saved?.resultData?.error as IDataObject | undefined;
+	const id = (error?.extra as IDataObject | undefined)?.executionId;
+	return typeof id === 'string' && id !== ctx.getExecutionId() ? id : undefined;
 }
 
 /** Whether a run of a node is one n8n's crash recovery made up (ExecutionRecoveryService.amend). */
@@ -324,9 +343,9 @@ export async function establishRun(
 		rememberView(ctx, view);
 		rememberToken(ctx, view.token);
 	}
-	const { token, durable, since, fingerprint } = view;
+	const { token, durable, since, fingerprint, retried } = view;
 	return {
-		identity: { token, durable, since, fingerprint },
+		identity: { token, durable, since, fingerprint, ...(retried ? { retried } : {}) },
 		position: Math.max(0, runIndex - view.shift),
 		view,
 	};

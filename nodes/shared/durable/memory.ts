@@ -18,6 +18,8 @@ export interface SavedView {
 	since?: number;
 	/** What the saved data holds of the nodes before this one (identity.ts, fingerprintOf). */
 	fingerprint?: string;
+	/** The execution n8n's Retry copied, where the copy names it (identity.ts, retriedOf). */
+	retried?: string;
 	/** Runs n8n's crash recovery added to this node's runs (they shift its run index). */
 	shift: number;
 	/** A time (ms, n8n's clock) known to precede the lost try's runs of this node, if any. */
