@@ -732,8 +732,10 @@ function retryOptions(saved: SavedExecutions, executionId: string, options: Retr
 		prepareRetry(saved, executionId, options);
 		return options;
 	} catch (error) {
-		if (!/Could not find the node/.test((error as Error).message)) throw error;
-		return { ...options, loadWorkflow: false };
+		// any other refusal: the Retry itself meets it
+		return /Could not find the node/.test((error as Error).message)
+			? { ...options, loadWorkflow: false }
+			: options;
 	}
 }
 
