@@ -21,6 +21,12 @@
  * error item's text names a job like a hint does; (5) an error item refuses and names (Cannot
  * tell …), as a failed Retry does, or is the drawn fault's own error (in the first run, or kept
  * by a Retry that resumed after MediaGen from the saved data).
+ *
+ * Its modes (Scenario.adversary stop, edit, queue): the user presses Stop instead of n8n dying
+ * (`stoppedRun`) and Retries the canceled execution; the workflow is edited before the Retry
+ * (`workflowsOf` with `edit`, `keepIds`, `retryOptions`); n8n's kill is a queue-mode worker's
+ * (`stalledInQueue`, or recovery without the worker's event log). A job cancelled at MediaGen is
+ * charged nothing and must be no item's result.
  */
 import type {
 	IDataObject,
