@@ -51,6 +51,7 @@ import {
 	retry,
 } from '../engine/crashHarness';
 import { stalledInQueue, stopDuringRun } from '../engine/n8nRecovery';
+import { isRecoveredRun } from '../../nodes/shared/durable/identity';
 import type { TestNode } from '../engine/harness';
 import { startWorkflow } from '../engine/harness';
 import { SavedExecutions } from '../engine/savedExecutions';
@@ -695,7 +696,8 @@ function ranNowIn(
 			.map((t) => `${t.startTime}:${t.executionIndex}`),
 	);
 	const fresh = (name: string, run?: number) => {
-		const runs = data.resultData.runData[name] ?? [];
+		// the runs n8n's crash recovery made up hold no items: an iteration's are the others
+		const runs = (data.resultData.runData[name] ?? []).filter((t) => !isRecoveredRun(t));
 		const task = run === undefined ? runs.at(-1) : runs[run];
 		return !task || !earlier.has(`${task.startTime}:${task.executionIndex}`);
 	};
