@@ -189,6 +189,18 @@ describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
 		expect(result.summary).toMatch(/retry creates 0, retry refused/);
 	}, 120_000);
 
+	test('the dub answered 409 `conflict` (the node failed), another execution dubbed the same edit into the same language, n8n’s Retry: refused and named, not the other’s dub (the adversary’s injected 409)', async () => {
+		const s: Scenario = {
+			...dub,
+			other: true,
+			kill: { at: 'none' },
+			adversary: { settings: {}, fault: { kind: 'conflict', k: 1, times: 1 } },
+		};
+		const result = await runCase(sb, s, creds());
+		expect(result.violations).toEqual([]);
+		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+	}, 120_000);
+
 	test('the dub refused with 402, no other dub meanwhile, n8n’s Retry: made once', async () => {
 		const s = { ...dub, kill: { at: 'refused' as const, k: 1 } };
 		const result = await runCase(sb, s, creds());

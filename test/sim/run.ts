@@ -198,10 +198,8 @@ function around(s: Scenario, job: TestNode, edit?: Edit) {
  * before the Retry).
  */
 export function workflowsOf(s: Scenario, rows: string[], records: Records, edit?: Edit) {
-	const list = items(
-		'Rows',
-		rows.map((r) => itemOf(r, records)),
-	);
+	const rowItems = rows.map((r) => itemOf(r, records));
+	const list = items('Rows', rowItems);
 	const job = around(s, jobNode(s, records, edit), edit);
 	const name = nodeName(edit);
 	const errorOutput = s.adversary?.settings.onError === 'continueErrorOutput';
@@ -230,6 +228,15 @@ export function workflowsOf(s: Scenario, rows: string[], records: Records, edit?
 		];
 		// the error output's items go back to the loop too, as a workflow that handles them does
 		if (errorOutput) edges.push([name, 'Loop', 1]);
+	} else if (s.shape === 'two') {
+		// the second MediaGen node asks the same for each row (the rows again before it)
+		const second = { ...jobNode(s, records, edit), name: 'MediaGen 2' };
+		nodes = [list, ...job.nodes, slow('First', 0, 0), items('Again', rowItems), second, after];
+		edges = [
+			['Rows', job.first],
+			...job.edges,
+			...inOrder(job.last, 'First', 'Again', 'MediaGen 2', 'Slow'),
+		];
 	} else {
 		workflows.push(
 			shape({
@@ -241,6 +248,17 @@ export function workflowsOf(s: Scenario, rows: string[], records: Records, edit?
 		if (s.shape === 'sub') {
 			nodes = [list, executeWorkflow('Call 1', SUB_ID), after];
 			edges = inOrder('Rows', 'Call 1', 'Slow');
+		} else if (s.shape === 'subSeq') {
+			// called twice in a row: the rows again before the second call
+			const again = items('Again', rowItems);
+			nodes = [
+				list,
+				executeWorkflow('Call 1', SUB_ID),
+				again,
+				executeWorkflow('Call 2', SUB_ID),
+				after,
+			];
+			edges = inOrder('Rows', 'Call 1', 'Again', 'Call 2', 'Slow');
 		} else {
 			nodes = [list, executeWorkflow('Call 1', SUB_ID), executeWorkflow('Call 2', SUB_ID), after];
 			edges = [
@@ -468,6 +486,14 @@ export function injectFault(sb: Sandbox, path: string, f: Fault): void {
 	// a gateway's 502: MediaGen made the job, its answer never came back
 	else if (f.kind === 'lost')
 		sb.control.addFault({ kind: 'fail', ...at, status: 502, afterWork: true });
+	else if (f.kind === 'conflict')
+		sb.control.addFault({
+			kind: 'fail',
+			...at,
+			status: 409,
+			code: 'conflict',
+			message: 'The record is busy',
+		});
 	else sb.control.addFault({ kind: 'fail', ...at, status: 402 });
 }
 
@@ -528,9 +554,11 @@ const lastItems = (runData: Record<string, ITaskData[]>, node: string): INodeExe
 
 /** What the workflow output: the node after MediaGen's, or each call's of a sub-workflow called twice. */
 export const outputsOf = (shape: Scenario['shape'], runData: Record<string, ITaskData[]>) =>
-	shape === 'subTwice'
+	shape === 'subTwice' || shape === 'subSeq'
 		? [lastOut(runData, 'Call 1'), lastOut(runData, 'Call 2')]
-		: [lastOut(runData, 'Slow')];
+		: shape === 'two'
+			? [lastOut(runData, 'First'), lastOut(runData, 'Slow')]
+			: [lastOut(runData, 'Slow')];
 
 /** The input item an output item comes from (its first paired item). */
 const pairedOf = (item: INodeExecutionData) => {
@@ -620,15 +648,6 @@ export async function settle(api: Api): Promise<void> {
 export const knownLimit = (s: Scenario) => s.shape === 'loop' && s.kind !== 'generation' && s.other;
 
 /**
- * The open finding docs/batches.md names (seed 777): the node failed on a create refused with
- * 402, not killed; another execution dubbed the same edit into the same language before n8n's
- * Retry, whose item then gets that dub. The adversary's cases of that class report it, as the
- * concurrent cases report theirs.
- */
-const knownOpen = (s: Scenario, first: FirstRun) =>
-	s.kind === 'dub' && s.other && first.status === 'error' && s.adversary?.fault?.kind === 'refused';
-
-/**
  * The open findings docs/batches.md names (the adversary's queue mode and Stop, seeds 4401 and
  * 4402), reported, not failed: (1) n8n 1.x saves nothing unique with an execution's start (no
  * resumeToken, no execution context), so with progress saving off, a Retry from that data alone
@@ -644,7 +663,7 @@ const knownOpenModes = (s: Scenario) =>
 		!s.progress &&
 		s.kind === 'generation' &&
 		(s.adversary?.queue === 'crashedNoLog' || (!!s.adversary?.stop && !!s.adversary.retryKill))) ||
-	(s.adversary?.queue === 'crashedNoLog' && (s.shape === 'sub' || s.shape === 'subTwice'));
+	(s.adversary?.queue === 'crashedNoLog' && ['sub', 'subTwice', 'subSeq'].includes(s.shape));
 
 export interface CaseResult {
 	violations: string[];
@@ -706,7 +725,9 @@ function ranNowIn(
 			? fresh(node)
 			: s.shape === 'loop'
 				? fresh(node, item)
-				: fresh(`Call ${output + 1}`);
+				: s.shape === 'two'
+					? fresh(output === 0 ? node : 'MediaGen 2')
+					: fresh(`Call ${output + 1}`);
 }
 
 /**
@@ -881,7 +902,7 @@ export async function runCase(
 	const conflicts = phases.reduce((n, p) => n + p.conflicts, 0);
 	if (conflicts) summary.push(`${conflicts} create${conflicts === 1 ? '' : 's'} answered 409`);
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
-	const { violations, known } = check(s, outcome, made, others, records, knownOpen(s, first));
+	const { violations, known } = check(s, outcome, made, others, records);
 	if (knownOpenModes(s)) known.push(...violations.splice(0));
 	return { violations, known, summary: summary.join(', ') };
 }
@@ -891,6 +912,7 @@ const FAULT_ERROR: Record<Fault['kind'], RegExp> = {
 	refused: /\(402\)/,
 	lost: /\(502\)/,
 	drop: /Could not reach MediaGen/,
+	conflict: /Conflict: The record is busy/,
 };
 
 /** The invariants of the header, on the case's last execution and the jobs the sandbox made. */
@@ -900,7 +922,6 @@ function check(
 	made: Made[],
 	others: string[],
 	records: Records,
-	open: boolean,
 ): { violations: string[]; known: string[] } {
 	const violations: string[] = [];
 	const known: string[] = [];
@@ -985,18 +1006,16 @@ function check(
 		const got = jobsOf(rest);
 		for (const g of got) {
 			if (others.includes(g.id))
-				(knownLimit(s) || open ? known : violations).push(
-					`4: output ${g.id} is another execution's job`,
-				);
+				(knownLimit(s) ? known : violations).push(`4: output ${g.id} is another execution's job`);
 			delivered.add(g.id);
 		}
 		if (s.kind !== 'captions' && new Set(got.map((g) => g.id)).size !== got.length)
 			violations.push(`2: one job given to two items (${got.map((g) => g.id).join()})`);
 	}
-	if (s.shape === 'subTwice' && s.kind !== 'captions') {
+	if (calls(s.shape) === 2 && s.kind !== 'captions') {
 		const [one, two] = outputs.map((o) => new Set(jobsOf(o).map((j) => j.id)));
 		if ([...one].some((id) => two.has(id)))
-			violations.push('4: both calls of the sub-workflow output the same job');
+			violations.push('4: both calls (or both MediaGen nodes) output the same job');
 	}
 	// Stop: no job cancelled at MediaGen given to an item as its result
 	for (const m of made)

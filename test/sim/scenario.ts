@@ -12,9 +12,11 @@ export type Kind = 'generation' | 'dub' | 'captions';
 
 /**
  * Where MediaGen stands: after the rows (`plain`), in Loop Over Items (`loop`), in a sub-workflow
- * called once (`sub`) or from two branches with the same items (`subTwice`).
+ * called once (`sub`), from two branches with the same items (`subTwice`) or twice in a row with
+ * the rows again (`subSeq`, drawn by the adversary), or two MediaGen nodes asking the same for
+ * each row one after the other, the rows again between them (`two`, drawn by the adversary).
  */
-export type Shape = 'plain' | 'loop' | 'sub' | 'subTwice';
+export type Shape = 'plain' | 'loop' | 'sub' | 'subTwice' | 'subSeq' | 'two';
 
 /** How the rows read again by the Retry differ from the rows of the crashed execution. */
 export type Change =
@@ -57,12 +59,14 @@ export interface NodeSettings {
 /**
  * A fault the sandbox injects in the first run from its k-th create on: `lost`, a 5xx after
  * MediaGen did the work (the answer of a made job lost); `drop`, the connection dropped after
- * the work; `refused`, 402 before any work. `times`: how many creates in a row it hits (the
+ * the work; `refused`, 402 before any work; `conflict`, a 409 `conflict` before any work (the
+ * spec's "conflict" with a code the node does not know: not the key's `idempotency_key_reused`,
+ * which the sandbox's own key model answers when a Retry sends a key again). `times`: how many creates in a row it hits (the
  * transport sends a keyed create again after a 5xx or a dropped connection, up to 5 tries in all;
  * `all`: every one, until the Retry).
  */
 export interface Fault {
-	kind: 'lost' | 'drop' | 'refused';
+	kind: 'lost' | 'drop' | 'refused' | 'conflict';
 	k: number;
 	times: 1 | 5 | 'all';
 }
@@ -129,7 +133,8 @@ export interface Scenario {
 }
 
 /** How many times the parent calls the sub-workflow (each call creates for every row). */
-export const calls = (shape: Shape) => (shape === 'subTwice' ? 2 : 1);
+export const calls = (shape: Shape) =>
+	shape === 'subTwice' || shape === 'subSeq' || shape === 'two' ? 2 : 1;
 
 /** The letters rows are made of: few, so that duplicates and collisions are common. */
 export const LETTERS = ['A', 'B', 'C', 'D'];
@@ -236,7 +241,7 @@ const adversaryCases: fc.Arbitrary<Scenario> = fc
 		settings,
 		fault: fc.option(
 			fc.record({
-				kind: fc.constantFrom<Fault['kind']>('lost', 'drop', 'refused'),
+				kind: fc.constantFrom<Fault['kind']>('lost', 'drop', 'refused', 'conflict'),
 				k: fc.nat(5),
 				times: fc.constantFrom<Fault['times']>(1, 5, 'all'),
 			}),
@@ -247,46 +252,70 @@ const adversaryCases: fc.Arbitrary<Scenario> = fc
 		retryK: fc.nat(3),
 		waitRun: fc.nat(3),
 		wait: fc.constantFrom(undefined, 'before' as const, 'after' as const),
+		// a sub-workflow's two calls in a row instead of from two branches; two MediaGen nodes
+		// instead of one after the rows
+		twice: fc.constantFrom(false, false, true),
 	})
-	.map(({ base, settings: set, fault, kill, retryKill, retryK, waitRun, wait }): Scenario => {
-		// the base property's kill draws (killAfter, refused) give way to the adversary's
-		const { n8nMajor, progress, kind, shape, reversed, rows, change: c, k } = base;
-		const rest = { n8nMajor, progress, kind, shape, reversed, rows, change: c };
-		const { clockOffsetMs, dayPasses, other } = base;
-		// the error output of a sub-workflow's last node: Execute Workflow returns the last node's
-		// output, not a MediaGen setting; drawn only where the workflow carries both outputs on
-		const onError =
-			set.onError === 'continueErrorOutput' && rest.shape !== 'plain' && rest.shape !== 'loop'
-				? 'continueRegularOutput'
-				: set.onError;
-		const s: Scenario = {
-			...rest,
-			clockOffsetMs,
-			dayPasses,
-			other,
-			kill: { at: 'none' },
-			adversary: {
-				settings: JSON.parse(JSON.stringify({ ...set, onError })) as NodeSettings,
-			},
-		};
-		const adversary = s.adversary as Adversary;
-		if (wait) adversary.wait = wait;
-		const n = creates(s, s.rows);
-		if (fault) adversary.fault = { ...fault, k: (fault.k % n) + 1 };
-		const at = kill === 'wait' && !wait ? 'after' : kill === 'none' && !fault ? 'create' : kill;
-		if (at === 'after') s.kill = { at: 'after' };
-		else if (at === 'create') s.kill = { at: 'create', k: (k % n) + 1 };
-		else if (at === 'wait') s.kill = { at: 'wait', run: (waitRun % waitRuns(s)) + 1 };
-		else {
-			// a failed run is retried by the same n8n on its saved data: the rows not read again
-			s.change = { kind: 'none' };
-		}
-		if (retryKill === 'after') adversary.retryKill = { at: 'after' };
-		else if (retryKill === 'create') adversary.retryKill = { at: 'create', k: (retryK % n) + 1 };
-		else if (retryKill === 'wait' && wait)
-			adversary.retryKill = { at: 'wait', run: (waitRun % waitRuns(s)) + 1 };
-		return s;
-	});
+	.map(
+		({
+			base,
+			settings: set,
+			fault,
+			kill,
+			retryKill,
+			retryK,
+			waitRun,
+			wait: w,
+			twice,
+		}): Scenario => {
+			// the base property's kill draws (killAfter, refused) give way to the adversary's
+			const { n8nMajor, progress, kind, reversed, rows, change: c, k } = base;
+			const shape = !twice
+				? base.shape
+				: base.shape === 'plain'
+					? 'two'
+					: base.shape === 'subTwice'
+						? 'subSeq'
+						: base.shape;
+			// two MediaGen nodes: no Wait node beside them
+			const wait = shape === 'two' ? undefined : w;
+			const rest = { n8nMajor, progress, kind, shape, reversed, rows, change: c };
+			const { clockOffsetMs, dayPasses, other } = base;
+			// the error output of a sub-workflow's last node: Execute Workflow returns the last node's
+			// output, not a MediaGen setting; drawn only where the workflow carries both outputs on
+			const onError =
+				set.onError === 'continueErrorOutput' && rest.shape !== 'plain' && rest.shape !== 'loop'
+					? 'continueRegularOutput'
+					: set.onError;
+			const s: Scenario = {
+				...rest,
+				clockOffsetMs,
+				dayPasses,
+				other,
+				kill: { at: 'none' },
+				adversary: {
+					settings: JSON.parse(JSON.stringify({ ...set, onError })) as NodeSettings,
+				},
+			};
+			const adversary = s.adversary as Adversary;
+			if (wait) adversary.wait = wait;
+			const n = creates(s, s.rows);
+			if (fault) adversary.fault = { ...fault, k: (fault.k % n) + 1 };
+			const at = kill === 'wait' && !wait ? 'after' : kill === 'none' && !fault ? 'create' : kill;
+			if (at === 'after') s.kill = { at: 'after' };
+			else if (at === 'create') s.kill = { at: 'create', k: (k % n) + 1 };
+			else if (at === 'wait') s.kill = { at: 'wait', run: (waitRun % waitRuns(s)) + 1 };
+			else {
+				// a failed run is retried by the same n8n on its saved data: the rows not read again
+				s.change = { kind: 'none' };
+			}
+			if (retryKill === 'after') adversary.retryKill = { at: 'after' };
+			else if (retryKill === 'create') adversary.retryKill = { at: 'create', k: (retryK % n) + 1 };
+			else if (retryKill === 'wait' && wait)
+				adversary.retryKill = { at: 'wait', run: (waitRun % waitRuns(s)) + 1 };
+			return s;
+		},
+	);
 
 /** What `modes` draws. */
 interface ModeDraws {

@@ -20,7 +20,7 @@ import { prepareRequest } from '../fields/request';
 import type { BinaryFileInfo } from '../files/file';
 import type { JobSettings } from '../jobs/output';
 import type { PendingJob } from '../jobs/poller';
-import { asNodeError, statusOf } from '../transport/errors';
+import { asNodeError, isReusedKey, statusOf } from '../transport/errors';
 import { mediaGenRequest } from '../transport/request';
 
 /** What every item of a node run shares: its position, identity and memory. */
@@ -194,8 +194,9 @@ export const SEND_WHEN_UNSURE: INodeProperties = {
 
 /**
  * Sends a create or charged call with a mark in the run's memory until it is answered: an answer
- * clears the mark; a refusal (a 4xx answer but a 409, whose work an earlier try may have done:
- * MediaGen did nothing) clears it and is remembered (`request`: the item's request id); no answer
+ * clears the mark; a refusal (a 4xx answer: MediaGen did nothing; but a 409
+ * `idempotency_key_reused`, whose work an earlier try did; a 409 of any other code, `conflict`, is
+ * a refusal too) clears it and is remembered (`request`: the item's request id); no answer
  * (a 5xx, a dropped connection, Stop) leaves the item unsure for a retry to look up.
  */
 export async function sendMarked<T>(
@@ -210,7 +211,7 @@ export async function sendMarked<T>(
 		return await send();
 	} catch (error) {
 		const status = statusOf(error);
-		if (status !== undefined && status >= 400 && status < 500 && status !== 409)
+		if (status !== undefined && status >= 400 && status < 500 && !isReusedKey(error))
 			run.memory.notDone(itemIndex, request);
 		throw asNodeError(ctx, error, itemIndex);
 	}

@@ -18,7 +18,7 @@ import { startedJobs } from '../jobs/output';
 import { fillPath } from '../jobs/paths';
 import type { PendingJob } from '../jobs/poller';
 import { pendingJob } from '../jobs/poller';
-import { asNodeError, errorBodyOf, statusOf } from '../transport/errors';
+import { asNodeError, isReusedKey } from '../transport/errors';
 import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
 import { setIdempotencyKey } from './idempotency';
 import {
@@ -217,12 +217,6 @@ export async function guard(ctx: IExecuteFunctions, plan: ItemPlan, runLimit: nu
 
 // ---------------------------------------------------------------------------------------------
 // Send
-
-/** Whether an error is MediaGen's 409 for a key an earlier try sent with another body. */
-function isReusedKey(error: unknown): boolean {
-	const answer = (error as { errorResponse?: unknown } | undefined)?.errorResponse;
-	return statusOf(error) === 409 && errorBodyOf(answer).error?.code === 'idempotency_key_reused';
-}
 
 /**
  * The create, marked in the run's memory until answered. A 409 `idempotency_key_reused` (the key

@@ -169,3 +169,9 @@ export function asNodeError(
 	if (isNodeError(error)) return error;
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
+
+/** Whether an error is MediaGen's 409 for a key an earlier try sent with another body. */
+export function isReusedKey(error: unknown): boolean {
+	const answer = (error as { errorResponse?: unknown } | undefined)?.errorResponse;
+	return statusOf(error) === 409 && errorBodyOf(answer).error?.code === 'idempotency_key_reused';
+}
