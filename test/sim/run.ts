@@ -696,22 +696,21 @@ interface Outcome {
 type RetryOptions = Parameters<typeof retry>[2];
 
 /**
- * Whether an output item was made by the last execution, or kept from the saved data of an
- * earlier one (a Retry resumed after it): the run of the node it comes from (MediaGen, its
- * iteration in a loop, the call of a sub-workflow) is one no earlier execution saved.
+ * Whether an output item was made by a Retry (with the workflow as edited), or kept from what the
+ * first execution saved (a Retry resumed after it): the run of the node it comes from (MediaGen,
+ * its iteration in a loop, the call of a sub-workflow, the second MediaGen node) is not one the
+ * first execution saved (a crashed Retry's saved runs ran the edited workflow too).
  */
 function ranNowIn(
 	s: Scenario,
 	saved: SavedExecutions,
-	executionId: string,
+	firstId: string,
 	data: IRunExecutionData,
 	node: string,
 ) {
 	const earlier = new Set(
-		saved
-			.executions()
-			.filter((e) => e.id !== executionId)
-			.flatMap((e) => Object.values(saved.get(e.id)?.resultData.runData ?? {}).flat())
+		Object.values(saved.get(firstId)?.resultData.runData ?? {})
+			.flat()
 			.map((t) => `${t.startTime}:${t.executionIndex}`),
 	);
 	const fresh = (name: string, run?: number) => {
@@ -895,7 +894,7 @@ export async function runCase(
 			unedited: after,
 			subHints: subHintsOf(saved, executionId),
 			node,
-			ranNow: ranNowIn(s, saved, executionId, data, node),
+			ranNow: ranNowIn(s, saved, first.executionId, data, node),
 		};
 		summary.push(`retry ${status === 'success' ? 'ok' : 'refused'}`);
 	}
