@@ -528,3 +528,21 @@ describe('n8n 1.x, progress saving off, nothing of the lost try saved (open: doc
 		expect([...result.violations, ...result.known]).toEqual([]);
 	}, 120_000);
 });
+
+/**
+ * Edit → Dub, Stop while the node waits (it cancels the dub at MediaGen), Retry of the canceled
+ * execution (adversary seed 4404, case 18): the Retry found the cancelled dub by its record and
+ * took it, and the item failed "Job … cancelled", until recovery.ts left cancelled jobs out of
+ * the record's matches (a cancelled job is no result and was charged nothing).
+ */
+onBothMajors(
+	'Edit → Dub, Stop while the node waits, Retry of the canceled execution',
+	{ ...stopped, kind: 'dub', rows: ['A'] },
+	[
+		[
+			'a new dub is made, the cancelled one is not taken',
+			{},
+			/crash creates 1, retry creates 1, retry ok/,
+		],
+	],
+);

@@ -62,7 +62,11 @@ async function findByRule(
 			found = jobs ? { jobs } : {};
 		} else if (!byRecord) found = {};
 		else {
-			const records = read.records.filter((r) => matches(r, rule.match, plan.request));
+			// a job cancelled at MediaGen (Stop cancels the jobs a run waits for) is no result, and
+			// was charged nothing: the item is sent again
+			const records = read.records.filter(
+				(r) => r.status !== 'cancelled' && matches(r, rule.match, plan.request),
+			);
 			groups = groupsOf(records.reverse(), !!rule.batch);
 			found = await pick(lookups, groups, claimed, asks);
 		}
