@@ -542,7 +542,8 @@ onBothMajors(
 		[
 			'a new dub is made, the cancelled one is not taken',
 			{},
-			/crash creates 1, retry creates 1, retry ok/,
+			// on a loaded machine the dub may end before Stop reaches it: then it is found instead
+			/crash creates 1, retry creates [01], retry ok/,
 		],
 	],
 );
