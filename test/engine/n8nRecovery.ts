@@ -10,7 +10,12 @@
  * - retryData: the part of retry that removes the failed node's errored run.
  */
 import type { INode, IRunExecutionData, ITaskData, IWorkflowBase } from 'n8n-workflow';
-import { NodeOperationError, WorkflowOperationError } from 'n8n-workflow';
+import {
+	createRunExecutionData,
+	ManualExecutionCancelledError,
+	NodeOperationError,
+	WorkflowOperationError,
+} from 'n8n-workflow';
 
 import type { ExecutionStart, NodeEventMessage } from './n8nHost';
 import type { SavedExecutions } from './savedExecutions';
@@ -173,4 +178,49 @@ export function prepareRetry(
 		}
 	}
 	return { workflowData, start: { mode: 'retry', data, retryOf: executionId } };
+}
+
+/**
+ * n8n's Stop of a running execution (executions/execution.service.js ExecutionService.stop, 2.40.7):
+ * it reads the execution from the database first (`atStop`: the data as last saved, with
+ * progress saving the last node's save, else the data of its start), cancels the run
+ * (ActiveExecutions.stopExecution: WorkflowExecute's onCancel runs the workflowExecuteAfter hooks,
+ * whose save, `requireNotCanceled`, loses to this one), then stopDuringRun writes that data back
+ * with ManualExecutionCancelledError as its error and the status `canceled`. Call it once the
+ * cancelled run has ended.
+ */
+export function stopDuringRun(
+	saved: SavedExecutions,
+	executionId: string,
+	atStop: IRunExecutionData,
+): void {
+	const error = new ManualExecutionCancelledError(executionId);
+	atStop.resultData.error = { ...error, message: error.message, stack: error.stack } as never;
+	saved.save(executionId, atStop);
+	saved.setStatus(executionId, 'canceled');
+}
+
+/**
+ * n8n's queue mode when the worker running `executionId` died (2.40.7): ScalingService.setupQueue
+ * gives Bull `maxStalledCount: 0`, so the first stalled-job check (of any worker, once the dead
+ * worker's lock expired) fails the job ("job stalled more than allowable limit") and no worker
+ * runs it again; the main awaiting it (WorkflowRunner.enqueueExecution, `job.finished()`) turns
+ * that into MaxStalledCountError and processError saves, through the scaling worker's hooks
+ * (hookFunctionsSaveWorker, no condition), a run of status `error` whose data is
+ * createRunExecutionData with that error and empty run data: the worker's progress is gone, the
+ * node stack empty. Sub-executions the worker ran stay unfinished until the leader's queue
+ * recovery (ScalingService.recoverFromQueue) marks them crashed.
+ */
+export function stalledInQueue(saved: SavedExecutions, executionId: string): void {
+	const error = new Error(
+		'This execution failed to be processed too many times and will no longer retry. To allow this execution to complete, please break down your workflow or scale up your workers or adjust your worker settings.',
+	);
+	const data = createRunExecutionData({
+		resultData: { error: { ...error, message: error.message } as never, runData: {} },
+	});
+	saved.save(executionId, data);
+	saved.setStatus(executionId, 'error');
+	for (const e of saved.executions())
+		if (e.id !== executionId && ['new', 'running'].includes(e.status))
+			saved.setStatus(e.id, 'crashed');
 }

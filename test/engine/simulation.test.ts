@@ -9,7 +9,9 @@
  * the order of their requests and n8n's kill drawn by fast-check's scheduler;
  * `npm run simulate -- --concurrent`). The third runs the adversary's cases (test/sim/scenario.ts
  * adversaryScenario: the MediaGen node's settings, lost answers, n8n killed again during its
- * Retry, a Wait node; `npm run simulate -- --adversary`).
+ * Retry, a Wait node, Stop, the workflow edited before the Retry, queue mode's lost worker;
+ * `npm run simulate -- --adversary`; seed 3639's first five draw a Stop with a renamed node and a
+ * queue-mode worker lost with the main waiting).
  */
 import { simulate } from '../sim/simulate';
 import { fastJobs, useSandbox } from './setup';
@@ -45,7 +47,7 @@ test(`${CONCURRENT_CASES} concurrent cases, interleavings drawn by fast-check's 
 const ADVERSARY_CASES = 5;
 const ADVERSARY_SEED = 3639;
 
-test(`${ADVERSARY_CASES} adversary cases: node settings, lost answers, the Retry killed, a Wait node (seed ${ADVERSARY_SEED}): no invariant broken`, async () => {
+test(`${ADVERSARY_CASES} adversary cases: node settings, lost answers, the Retry killed, a Wait node, Stop, an edited workflow, queue mode (seed ${ADVERSARY_SEED}): no invariant broken`, async () => {
 	const report = await simulate(sb, creds(), {
 		seed: ADVERSARY_SEED,
 		runs: ADVERSARY_CASES,

@@ -87,7 +87,33 @@ export interface Adversary {
 	retryKill?: { at: 'after' } | { at: 'create'; k: number } | { at: 'wait'; run: number };
 	/** A Wait node (n8n-nodes-base.wait, a fraction of a second) before or after MediaGen. */
 	wait?: 'before' | 'after';
+	/**
+	 * The user presses Stop in the first run (n8n not killed): when the k-th create was answered,
+	 * or when the node first looks at its jobs (`waiting`); n8n saves the execution canceled, and
+	 * the user presses Retry on it (`modes`).
+	 */
+	stop?: { at: 'create'; k: number } | { at: 'waiting' };
+	/**
+	 * The workflow edited and saved before the Retry, which runs it ("Retry with currently saved
+	 * workflow"): the MediaGen node's request changed (`request`: another prompt, language or
+	 * record for each row), the node renamed (`rename`), or a node added before it (`nodeBefore`).
+	 */
+	edit?: Edit;
+	/**
+	 * Queue mode, the worker running the first run lost (n8n's kill is the worker's): `stalled`,
+	 * the main alive (Bull fails the stalled job, the main saves the execution failed without its
+	 * data); `crashed`, no main waiting on the job (the leader's queue recovery marks it crashed,
+	 * the worker started again amends it from its event log); `crashedNoLog`, the same without the
+	 * worker's event log (a new container). docs/development.md, "The simulation".
+	 */
+	queue?: QueueLoss;
 }
+
+/** How the workflow was edited before the Retry (`Adversary.edit`). */
+export type Edit = 'request' | 'rename' | 'nodeBefore';
+
+/** What n8n's queue mode makes of a lost worker (`Adversary.queue`). */
+export type QueueLoss = 'stalled' | 'crashed' | 'crashedNoLog';
 
 export interface Scenario {
 	n8nMajor: 1 | 2;
@@ -212,12 +238,11 @@ const settings: fc.Arbitrary<NodeSettings> = fc
 	.map((x) => JSON.parse(JSON.stringify(x)) as NodeSettings);
 
 /**
- * The randomized adversary (`npm run simulate -- --adversary`): a case of `scenario`'s fields
+ * The adversary's cases before `modes` (a case of `scenario`'s fields
  * with the MediaGen node's settings, a fault in the first run (lost answers, 402), a kill at the
  * Wait node or none, n8n killed again during its Retry, and a Wait node before or after MediaGen.
- * A property of its own, so that the seeds of `scenario` draw the cases they always drew.
  */
-export const adversaryScenario: fc.Arbitrary<Scenario> = fc
+const adversaryCases: fc.Arbitrary<Scenario> = fc
 	.record({
 		base: fields,
 		settings,
@@ -304,3 +329,64 @@ export const adversaryScenario: fc.Arbitrary<Scenario> = fc
 			return s;
 		},
 	);
+
+/** What `modes` draws. */
+interface ModeDraws {
+	stop: boolean;
+	stopWaiting: boolean;
+	stopK: number;
+	edit?: Edit;
+	queue?: QueueLoss;
+}
+
+/** The dimensions `modes` adds: Stop, the edited workflow, queue mode's lost worker. */
+const modeDraws: fc.Arbitrary<ModeDraws> = fc.record({
+	stop: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+	stopWaiting: fc.boolean(),
+	stopK: fc.nat(5),
+	edit: fc.constantFrom<Edit | undefined>(undefined, undefined, 'request', 'rename', 'nodeBefore'),
+	queue: fc.constantFrom<QueueLoss | undefined>(
+		undefined,
+		undefined,
+		undefined,
+		'stalled',
+		'crashed',
+		'crashedNoLog',
+	),
+});
+
+/**
+ * Stop, the edited workflow and queue mode's lost worker on an adversary's case: Stop (in about
+ * a fifth of the cases, the shapes without a sub-workflow) replaces the kill and the fault; the
+ * edit applies where a Retry follows; the queue's loss where the first run is killed.
+ */
+function modes(s: Scenario, m: ModeDraws): Scenario {
+	const adversary = { ...(s.adversary as Adversary) };
+	const out: Scenario = { ...s, adversary };
+	if (m.stop && (s.shape === 'plain' || s.shape === 'loop')) {
+		delete adversary.fault;
+		out.kill = { at: 'none' };
+		adversary.stop =
+			m.stopWaiting && s.kind !== 'captions'
+				? { at: 'waiting' }
+				: { at: 'create', k: (m.stopK % creates(s, s.rows)) + 1 };
+	}
+	// the kinds of ./kinds.ts: renamed or with a node added before them, not with other requests
+	// (their requests are records made for the case's letters)
+	if (m.edit && !(m.edit === 'request' && MORE_KINDS.includes(s.kind as MoreKind)))
+		adversary.edit = m.edit;
+	if (m.queue && ['after', 'create', 'wait'].includes(out.kill.at)) adversary.queue = m.queue;
+	return out;
+}
+
+/**
+ * The randomized adversary (`npm run simulate -- --adversary`): a case of `scenario`'s fields
+ * with the MediaGen node's settings, a fault in the first run (lost answers, 402), a kill at the
+ * Wait node or none, n8n killed again during its Retry, a Wait node before or after MediaGen,
+ * Stop and a Retry of the canceled execution, the workflow edited before the Retry, and queue
+ * mode's lost worker. A property of its own, so that the seeds of `scenario` draw the cases they
+ * always drew.
+ */
+export const adversaryScenario: fc.Arbitrary<Scenario> = fc
+	.tuple(adversaryCases, modeDraws)
+	.map(([s, m]) => modes(s, m));

@@ -24,6 +24,8 @@ export interface RunIdentity {
 	 * the same in every call of the sub-workflow with the same items.
 	 */
 	sub?: boolean;
+	/** The execution n8n's Retry copied, where the copy names it (retriedOf). */
+	retried?: string;
 }
 
 /** The reserved key of a job's `context` that holds where in n8n it was started. */
@@ -187,15 +189,32 @@ export function identityOf(
 	const since = (parentOf(saved) ? sinceOf(parent) : undefined) ?? sinceOf(saved);
 	const fingerprint = fingerprintOf(saved, nodeName, nodesBefore(ctx, nodeName));
 	const sub = !!parentOf(saved);
-	if (remembered) return { token: remembered, durable: true, since, fingerprint, sub };
+	const retried = retriedOf(ctx, saved);
+	const known = { since, fingerprint, sub, ...(retried ? { retried } : {}) };
+	if (remembered) return { token: remembered, durable: true, ...known };
 	const parentAnchor = parentOf(saved) ? anchorOf(parent) : undefined;
 	const anchor = parentAnchor ? `p:${parentAnchor}:${subInputOf(saved)}` : anchorOf(saved);
 	if (anchor) {
 		const token = hash(`mediagen-run|${ctx.getWorkflow().id ?? ''}|${anchor}`).slice(0, 32);
-		return { token, durable: true, since, fingerprint, sub };
+		return { token, durable: true, ...known };
 	}
 	// no execution id (a tool called outside a saved execution): a token of this run alone
-	return { token: ctx.getExecutionId() || randomUUID(), durable: false, since, fingerprint };
+	return { token: ctx.getExecutionId() || randomUUID(), durable: false, ...known };
+}
+
+/**
+ * The execution n8n's Retry copied, where the copy names it: a canceled execution keeps the error
+ * Stop wrote (ExecutionService.stopDuringRun: ManualExecutionCancelledError, its `extra` holding
+ * the execution's id), and the Retry removes it only where the data names a last node executed.
+ * So a Retry of an execution stopped without progress saving knows whose provenance is its lost
+ * try's although n8n 1.x saved nothing (no resumeToken, no execution context, no runs) to derive
+ * the same token or fingerprint from.
+ */
+function retriedOf(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined) {
+	if (ctx.getMode?.() !== 'retry') return undefined;
+	const error = saved?.resultData?.error as IDataObject | undefined;
+	const id = (error?.extra as IDataObject | undefined)?.executionId;
+	return typeof id === 'string' && id !== ctx.getExecutionId() ? id : undefined;
 }
 
 /** Whether a run of a node is one n8n's crash recovery made up (ExecutionRecoveryService.amend). */
@@ -204,6 +223,28 @@ export function isRecoveredRun(task: ITaskData | undefined): boolean {
 	if (task.executionStatus === 'crashed') return true;
 	const first = task.data?.main?.[0]?.[0]?.json as IDataObject | undefined;
 	return first?.isArtificialRecoveredEventItem === true;
+}
+
+/**
+ * Whether the saved data an n8n Retry starts from shows every node its lost try started: n8n saved
+ * the execution whole when it failed (the Retry removed the failed node's last run, leaving it
+ * without runs) or its crash recovery amended it from the event log (the runs it made up). Not
+ * so for a canceled execution (the data read at Stop: ExecutionService.stopDuringRun), a crashed
+ * one without its event log (the data last saved: queue mode's recovery, a lost log), or data
+ * with runs of a node the workflow has no longer (renamed before the Retry: its runs are under
+ * the old name, which no connection names).
+ */
+function showsEveryStart(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined): boolean {
+	const runData = saved?.resultData?.runData ?? {};
+	const own = ctx.getNode().name;
+	const connected = (name: string) =>
+		typeof ctx.getParentNodes !== 'function' ||
+		typeof ctx.getChildNodes !== 'function' ||
+		ctx.getParentNodes(name).length > 0 ||
+		ctx.getChildNodes(name).length > 0;
+	if (Object.keys(runData).some((name) => name !== own && !connected(name))) return false;
+	const runs = Object.values(runData);
+	return runs.some((r) => r?.length === 0) || runs.flat().some(isRecoveredRun);
 }
 
 /**
@@ -237,7 +278,10 @@ export function savedViewOf(
 		shift: recovered.length,
 		lostAfter: times.length ? Math.max(...times) : undefined,
 		parentRecovered: parentRetried,
-		ranBefore: saving !== undefined || !!rememberedToken(ctx),
+		ranBefore:
+			saving !== undefined ||
+			!!rememberedToken(ctx) ||
+			(ctx.getMode?.() === 'retry' && !showsEveryStart(ctx, saved)),
 	};
 }
 
@@ -305,9 +349,9 @@ export async function establishRun(
 		rememberView(ctx, view);
 		rememberToken(ctx, view.token);
 	}
-	const { token, durable, since, fingerprint, sub } = view;
+	const { token, durable, since, fingerprint, sub, retried } = view;
 	return {
-		identity: { token, durable, since, fingerprint, sub },
+		identity: { token, durable, since, fingerprint, sub, ...(retried ? { retried } : {}) },
 		position: Math.max(0, runIndex - view.shift),
 		view,
 	};
@@ -402,6 +446,38 @@ export function repeatsInExecution(ctx: IExecuteFunctions): boolean {
 	} catch {
 		return true;
 	}
+}
+
+/**
+ * The ids of the jobs that the package's other nodes before this one output in this execution
+ * (n8n's data proxy: each node's last run, every output): never this node's own work, so no
+ * lookup of this node takes one of them. Two MediaGen nodes asking the same of one record (two
+ * Edit → Dub nodes dubbing one edit into one language): in a Retry the first node's lookup may
+ * take the second's job of the lost try (nothing on the record tells the nodes apart), and the
+ * second then makes its own instead of handing the same job to both.
+ */
+export function jobsOutputBefore(ctx: IExecuteFunctions): string[] {
+	const own = ctx.getNode();
+	const before = nodesBefore(ctx, own.name);
+	if (!before?.size) return [];
+	const pkg = own.type.split('.')[0];
+	const ids: string[] = [];
+	try {
+		const proxy = ctx.getWorkflowDataProxy(0);
+		for (const parent of ctx.getParentNodes(own.name)) {
+			if (!before.has(parent.name) || parent.type.split('.')[0] !== pkg) continue;
+			let items: Array<{ json?: IDataObject }> = [];
+			try {
+				items = (proxy.$(parent.name) as { all: () => Array<{ json?: IDataObject }> }).all();
+			} catch {
+				continue; // not run in this execution
+			}
+			for (const item of items) if (typeof item.json?.id === 'string') ids.push(item.json.id);
+		}
+	} catch {
+		return ids;
+	}
+	return ids;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SavedView {
 	fingerprint?: string;
 	/** A sub-execution, whose token derives from its parent's run (identity.ts RunIdentity). */
 	sub?: boolean;
+	/** The execution n8n's Retry copied, where the copy names it (identity.ts, retriedOf). */
+	retried?: string;
 	/** Runs n8n's crash recovery added to this node's runs (they shift its run index). */
 	shift: number;
 	/** A time (ms, n8n's clock) known to precede the lost try's runs of this node, if any. */

@@ -14,7 +14,12 @@ import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
-import { defaultIdempotencyKey, establishRun, repeatsInExecution } from '../durable/identity';
+import {
+	defaultIdempotencyKey,
+	establishRun,
+	jobsOutputBefore,
+	repeatsInExecution,
+} from '../durable/identity';
 import { Lookups } from '../durable/lookups';
 import { setIdempotencyKey } from '../behaviours/idempotency';
 import type { SavedView } from '../durable/memory';
@@ -44,14 +49,20 @@ export async function establish(run: StartingRun): Promise<void> {
 	const bounds = [run.memory.began(), view.lostAfter, identity.since].filter(
 		(t): t is number => t !== undefined,
 	);
+	const retrying = ctx.getMode() === 'retry' || !!view.parentRecovered;
+	const ranBefore = !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined;
 	run.lookup = {
 		ctx,
 		identity,
 		position,
 		after: bounds.length ? Math.max(...bounds) : undefined,
-		claimed: run.memory.claimed(),
-		retrying: ctx.getMode() === 'retry' || !!view.parentRecovered,
-		ranBefore: !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined,
+		// what the package's nodes before this one output is theirs (read only where a lookup may run)
+		claimed: new Set([
+			...run.memory.claimed(),
+			...(retrying || ranBefore ? jobsOutputBefore(ctx) : []),
+		]),
+		retrying,
+		ranBefore,
 		repeats: repeatsInExecution(ctx),
 		refusedBefore: (itemIndex, request) => run.memory.wasRefused(itemIndex, request),
 		subOfRetried: !!view.parentRecovered,
