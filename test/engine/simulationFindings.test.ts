@@ -679,7 +679,7 @@ onBothMajors(
  * refused (402, Continue On Fail), n8n killed after the second's; in the Retry the first node's
  * lookup found the second's dub by its record (nothing on it tells the nodes apart) and both
  * nodes output the same dub. Now what the package's nodes before a node output in the execution
- * is never taken by its lookups (identity.ts jobsOutputBefore): the second makes its own.
+ * is never taken by its lookups (calls.ts jobsOutputBefore): the second makes its own.
  */
 onBothMajors(
 	'two Edit → Dub nodes asking the same, the first refused, killed after the second',

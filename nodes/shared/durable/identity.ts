@@ -449,38 +449,6 @@ export function repeatsInExecution(ctx: IExecuteFunctions): boolean {
 }
 
 /**
- * The ids of the jobs that the package's other nodes before this one output in this execution
- * (n8n's data proxy: each node's last run, every output): never this node's own work, so no
- * lookup of this node takes one of them. Two MediaGen nodes asking the same of one record (two
- * Edit → Dub nodes dubbing one edit into one language): in a Retry the first node's lookup may
- * take the second's job of the lost try (nothing on the record tells the nodes apart), and the
- * second then makes its own instead of handing the same job to both.
- */
-export function jobsOutputBefore(ctx: IExecuteFunctions): string[] {
-	const own = ctx.getNode();
-	const before = nodesBefore(ctx, own.name);
-	if (!before?.size) return [];
-	const pkg = own.type.split('.')[0];
-	const ids: string[] = [];
-	try {
-		const proxy = ctx.getWorkflowDataProxy(0);
-		for (const parent of ctx.getParentNodes(own.name)) {
-			if (!before.has(parent.name) || parent.type.split('.')[0] !== pkg) continue;
-			let items: Array<{ json?: IDataObject }> = [];
-			try {
-				items = (proxy.$(parent.name) as { all: () => Array<{ json?: IDataObject }> }).all();
-			} catch {
-				continue; // not run in this execution
-			}
-			for (const item of items) if (typeof item.json?.id === 'string') ids.push(item.json.id);
-		}
-	} catch {
-		return ids;
-	}
-	return ids;
-}
-
-/**
  * Whether this run is the last one of the loops it stands in: every Loop Over Items upstream
  * (n8n's SplitInBatches, which keeps `noItemsLeft` in its node context, read through
  * `$node[name].context` of n8n's workflow data proxy) has handed out its last batch.

@@ -14,12 +14,8 @@ import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
-import {
-	defaultIdempotencyKey,
-	establishRun,
-	jobsOutputBefore,
-	repeatsInExecution,
-} from '../durable/identity';
+import { jobsOutputBefore } from '../durable/calls';
+import { defaultIdempotencyKey, establishRun, repeatsInExecution } from '../durable/identity';
 import { Lookups } from '../durable/lookups';
 import { setIdempotencyKey } from '../behaviours/idempotency';
 import type { SavedView } from '../durable/memory';
