@@ -712,11 +712,6 @@ function statedLimit(s: Scenario, first: FirstRun, after: string[]): (v: string)
 		first.status !== 'success'
 	)
 		return (v) => v.startsWith('4: both calls');
-	// the open finding of docs/batches.md ("Not covered", a soak's seed 1646093612): Generation →
-	// Create in Loop Over Items, a row changed into a later row's request before the Retry: one
-	// job for two items (nothing charged twice)
-	if (s.shape === 'loop' && s.kind === 'generation' && s.change.kind !== 'none')
-		return (v) => v.startsWith('2: one job given to two items');
 	if (s.kind !== 'canvas') return () => false;
 	const read = new Set(asked(s, after));
 	return (v) => {

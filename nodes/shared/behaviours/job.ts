@@ -247,31 +247,33 @@ async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState)
 	} catch (error) {
 		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
 		const lookup = run.lookup;
+		const identity = run.identity;
+		const requestId = plan.requestId;
+		const ownSend =
+			lookup && !plan.ownKey && identity && requestId
+				? async () => {
+						setIdempotencyKey(
+							plan,
+							defaultIdempotencyKey({
+								token: identity.token,
+								nodeId: ctx.getNode().id,
+								position: run.position,
+								request: requestId,
+								execution: String(ctx.getExecutionId() ?? ''),
+							}),
+						);
+						return await send().catch((e: unknown) => {
+							throw asNodeError(ctx, e, itemIndex);
+						});
+					}
+				: undefined;
 		// a sub-execution of a retried parent found its own call's jobs by provenance before
 		// sending: a job under its key is another call's (calls.ts)
 		const otherCall = lookup?.subOfRetried && plan.endpoint.job?.recover?.by === 'provenance';
-		if (
-			lookup &&
-			(!lookup.retrying || otherCall) &&
-			!plan.ownKey &&
-			run.identity &&
-			plan.requestId
-		) {
-			setIdempotencyKey(
-				plan,
-				defaultIdempotencyKey({
-					token: run.identity.token,
-					nodeId: ctx.getNode().id,
-					position: run.position,
-					request: plan.requestId,
-					execution: String(ctx.getExecutionId() ?? ''),
-				}),
-			);
-			return await send().catch((e: unknown) => {
-				throw asNodeError(ctx, e, itemIndex);
-			});
-		}
+		if (ownSend && (!lookup?.retrying || otherCall)) return await ownSend();
 		const found = lookup && (await jobOfReusedKey(lookup, plan));
+		if (found && 'taken' in found && ownSend) return await ownSend();
+		if (found && 'jobs' in found) return found.jobs;
 		if (found && 'unsure' in found)
 			throw new NodeOperationError(
 				ctx.getNode(),
@@ -281,7 +283,6 @@ async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState)
 					description: `${found.unsure}. Nothing was started or charged now. Check these jobs at MediaGen and use Generation → Wait with the right ID.`,
 				},
 			);
-		if (found) return found.jobs;
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`An earlier try of this run made item ${itemIndex + 1}’s job with the same Idempotency-Key`,

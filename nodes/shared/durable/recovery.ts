@@ -375,11 +375,15 @@ const recordPart = (match: Record<string, string>) =>
 export async function jobOfReusedKey(
 	lookup: Lookup,
 	plan: RecoverablePlan,
-): Promise<{ jobs: IDataObject[] } | { unsure: string } | undefined> {
+): Promise<{ jobs: IDataObject[] } | { unsure: string } | { taken: true } | undefined> {
 	const lookups = new Lookups(lookup);
 	const { records } = await lookups.generations('keyLifetime').records();
 	const key = plan.request.idempotencyKey;
 	const sameKey = records.filter((r) => key && r.idempotency_key === key);
+	// in Loop Over Items with rows changed before the Retry, an earlier iteration of this run took
+	// the job the lost try made under this iteration's key (its row moved there): not this item's
+	if (!plan.ownKey && sameKey.length && sameKey.every((r) => lookup.claimed.has(String(r.id))))
+		return { taken: true };
 	const mine = (await ownProvenance(lookup, records)).filter(({ p }) =>
 		plan.requestId && p.request ? p.request === plan.requestId : p.itemIndex === plan.itemIndex,
 	);
