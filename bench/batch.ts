@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * B7, batches: one node run of N generations × 30 s on the Pro plan (5 at a time), default node
- * options, through n8n-core's engine (in-process, test/engine/harness.ts) against the sandbox
+ * options, through n8n-core's engine (in-process, test/harness/engine/harness.ts) against the sandbox
  * over real HTTP. Prints delivered/N, wall time against the queue's own length, how late the last
  * output came after the last job ended, API requests per job in all, failed items. Then Return
  * All of 100,000 records (Asset → Get Many) in a child process, with its peak RSS.
@@ -22,7 +22,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { POLLING } from '../nodes/shared/jobs/poller';
 import { startSandbox } from '../sandbox';
-import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
+import { chain, mediaGen, runWorkflow } from '../test/harness/engine/harness';
 import { fmt, machine, watchMemory } from './lib';
 
 const JOB_MS = 30_000;

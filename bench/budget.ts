@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { DemoContext } from '../scripts/demoSetup';
 import { setupDemo } from '../scripts/demoSetup';
-import type { N8nInstance, PostgresServer, RedisServer } from '../test/e2e/n8n';
+import type { N8nInstance, PostgresServer, RedisServer } from '../test/harness/e2e/n8n';
 import {
 	freePort,
 	hasBuiltPackage,
@@ -28,8 +28,8 @@ import {
 	startN8n,
 	startPostgres,
 	startRedis,
-} from '../test/e2e/n8n';
-import { mg, node } from '../test/e2e/workflows';
+} from '../test/harness/e2e/n8n';
+import { mg, node } from '../test/harness/e2e/workflows';
 import { fmt, log, machine, table } from './lib';
 
 type Json = Record<string, unknown>;

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { DemoContext } from '../scripts/demoSetup';
 import { setupDemo } from '../scripts/demoSetup';
-import type { N8nInstance } from '../test/e2e/n8n';
+import type { N8nInstance } from '../test/harness/e2e/n8n';
 import {
 	hasBuiltPackage,
 	importWorkflows,
@@ -27,9 +27,9 @@ import {
 	restOf,
 	setupOwner,
 	startN8n,
-} from '../test/e2e/n8n';
-import { allGenerations, nodeEvents } from '../test/e2e/shapes';
-import { node, webhookBatch } from '../test/e2e/workflows';
+} from '../test/harness/e2e/n8n';
+import { allGenerations, nodeEvents } from '../test/harness/e2e/shapes';
+import { node, webhookBatch } from '../test/harness/e2e/workflows';
 import { fmt, log, machine } from './lib';
 
 type Json = Record<string, unknown>;

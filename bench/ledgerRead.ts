@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /**
  * B9, the budget's ledger reads at scale (bench/README.md): a month of N jobs booked straight
- * into the in-process sandbox's ledger (test/engine/ledgerSeed.ts), then runs of one Generation →
+ * into the in-process sandbox's ledger (test/harness/engine/ledgerSeed.ts), then runs of one Generation →
  * Create workflow (2 items) in n8n-core's engine on a credential with a monthly budget: ledger
  * requests (and `GET /generations?status=active`) of the first run of a process and of the runs
  * after it, their wall time, and what the process keeps per credential (entries, heap).
@@ -9,7 +9,7 @@
  *   node --expose-gc node_modules/.bin/tsx bench/ledgerRead.ts [jobs=10000,100000] [later runs=3]
  *
  * The contention case (#38): the key's rate limit on (120 requests per rolling minute, real time),
- * a user load of 60 requests a minute on the same key (test/engine/keyLoad.ts: `GET /credits`
+ * a user load of 60 requests a minute on the same key (test/harness/engine/keyLoad.ts: `GET /credits`
  * once a second, sent directly, never retried) from 10 s before the process's first run to 60 s
  * after its last: the user's requests answered 429, the time the first read takes (to the run's
  * first estimate), the budget's requests a minute, and 3 later runs' times.
@@ -26,10 +26,10 @@
 import { startSandbox } from '../sandbox';
 import { POLLING } from '../nodes/shared/jobs/poller';
 import { RETRY } from '../nodes/shared/transport/retry';
-import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
-import { budgetRequests, keyLoad, mostWithin } from '../test/engine/keyLoad';
-import { seedMonth, seedMore } from '../test/engine/ledgerSeed';
-import { generationCreate } from '../test/engine/setup';
+import { chain, mediaGen, runWorkflow } from '../test/harness/engine/harness';
+import { budgetRequests, keyLoad, mostWithin } from '../test/harness/engine/keyLoad';
+import { seedMonth, seedMore } from '../test/harness/engine/ledgerSeed';
+import { generationCreate } from '../test/harness/engine/setup';
 import { collectGarbage, fmt, log, machine, sleep, table } from './lib';
 
 const CONTENTION = process.argv[2] === 'contention';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
-import { hasBuiltPackage, packRepo } from '../test/e2e/n8n';
+import { hasBuiltPackage, packRepo } from '../test/harness/e2e/n8n';
 
 export function median(values: number[]): number {
 	const s = [...values].sort((a, b) => a - b);

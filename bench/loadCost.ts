@@ -12,7 +12,7 @@
  *    top-level properties, and every property counted recursively (collection options and
  *    fixed-collection values included).
  * 3. Parameter resolution per item of the largest operation (the catalog endpoint with the most
- *    fields, nested fields included): in-process with n8n-core's engine (test/engine/harness.ts,
+ *    fields, nested fields included): in-process with n8n-core's engine (test/harness/engine/harness.ts,
  *    WorkflowExecute, real ExecuteContext), a probe node with the same description as the
  *    operation's node runs the package's own `prepareRequest` (nodes/shared/fields/request.ts: every
  *    getNodeParameter of the item, validation, request assembly; what the node does for an item
@@ -39,8 +39,8 @@ import type { Endpoint, Field, FieldMap, Group } from '../nodes/shared/catalog/d
 import { optionalCollectionOf, pathParamName } from '../nodes/shared/fields/names';
 import { catalogProperties } from '../nodes/shared/form/version';
 import { prepareRequest } from '../nodes/shared/fields/request';
-import { createN8nHome, startN8n, type N8nHome } from '../test/e2e/n8n';
-import { chain, NODE_TYPES, runWorkflow } from '../test/engine/harness';
+import { createN8nHome, startN8n, type N8nHome } from '../test/harness/e2e/n8n';
+import { chain, NODE_TYPES, runWorkflow } from '../test/harness/engine/harness';
 import { fmt, log, machine, median, packBuilt, table } from './lib';
 
 const ROUNDS = Number(process.argv[2] ?? 5);

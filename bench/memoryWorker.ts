@@ -31,8 +31,8 @@ interface Task {
 const MiB = 1024 * 1024;
 async function main() {
 	const task = JSON.parse(process.argv[2] ?? '{}') as Task;
-	const harness = await import('../test/engine/harness');
-	const binaryData = await import('../test/engine/binaryData');
+	const harness = await import('../test/harness/engine/harness');
+	const binaryData = await import('../test/harness/engine/binaryData');
 	const { patternByte } = await import('../sandbox/media');
 	harness.NODE_TYPES['test.binarySource'] = new binaryData.TestBinarySource();
 	const setup = await harness.setupBinaryData('filesystem', task.storagePath);

@@ -30,9 +30,9 @@ import {
 	importCredentials,
 	importWorkflows,
 	type N8nWorkflow,
-} from '../test/e2e/n8n';
-import { testCertificate } from '../test/engine/tlsOrigins';
-import { client } from '../test/sandbox/helpers';
+} from '../test/harness/e2e/n8n';
+import { testCertificate } from '../test/harness/engine/tlsOrigins';
+import { client } from '../test/harness/sandbox/helpers';
 import { fmt, log, machine, median, packBuilt, table } from './lib';
 
 const N = Number(process.argv[2] ?? 1000);

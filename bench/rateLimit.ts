@@ -12,8 +12,8 @@
  * `get` variant shows that concurrent reads meeting the limit together still all succeed.
  */
 import { startSandbox } from '../sandbox';
-import { chain, mediaGen, runWorkflow } from '../test/engine/harness';
-import { client } from '../test/sandbox/helpers';
+import { chain, mediaGen, runWorkflow } from '../test/harness/engine/harness';
+import { client } from '../test/harness/sandbox/helpers';
 
 const creates = Number(process.argv[2] ?? 300);
 const limit = Number(process.argv[3] ?? 120);

@@ -33,7 +33,7 @@ import {
 	startN8n,
 	type N8nHome,
 	type N8nWorkflow,
-} from '../test/e2e/n8n';
+} from '../test/harness/e2e/n8n';
 import { fmt, log, machine, median, packBuilt, sleep, table } from './lib';
 
 const N = Number(process.argv[2] ?? 2000);

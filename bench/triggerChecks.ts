@@ -7,7 +7,7 @@
  *
  *     node_modules/.bin/tsx bench/triggerChecks.ts [workflows=50] [minutes=11] [label=after]
  *
- * Each workflow is the real node in n8n-core's contexts (test/engine/triggerHarness.ts: the
+ * Each workflow is the real node in n8n-core's contexts (test/harness/engine/triggerHarness.ts: the
  * webhook lifecycle and the `trigger` method, as n8n 2.40.7's WorkflowTriggerActivator runs
  * them). n8n's cron is played in real time: each second, every cron the trigger registered whose
  * expression names that second (`<s> * * * * *`) is ticked with the tick's time, as n8n's
@@ -26,8 +26,8 @@ import Module from 'node:module';
 
 import { startSandbox } from '../sandbox';
 import { recoveriesSettled } from '../nodes/MediaGenTrigger/catchUp';
-import { mostWithin } from '../test/engine/keyLoad';
-import type { FakeN8n as FakeN8nClass } from '../test/engine/triggerHarness';
+import { mostWithin } from '../test/harness/engine/keyLoad';
+import type { FakeN8n as FakeN8nClass } from '../test/harness/engine/triggerHarness';
 import { fmt, log, machine, sleep } from './lib';
 
 const WORKFLOWS = Number(process.argv[2] ?? 50);
@@ -52,7 +52,7 @@ function loadHarness(): typeof FakeN8nClass {
 			...rest,
 		);
 	};
-	return (require('../test/engine/triggerHarness') as { FakeN8n: typeof FakeN8nClass }).FakeN8n;
+	return (require('../test/harness/engine/triggerHarness') as { FakeN8n: typeof FakeN8nClass }).FakeN8n;
 }
 
 /** n8n-core's own Logger class (it nests @n8n/backend-common): silenced, as in the tests. */

@@ -12,7 +12,7 @@ import { sleep } from 'n8n-workflow';
 
 import { POLLING } from '../nodes/shared/jobs/poller';
 import { startSandbox } from '../sandbox';
-import { chain, mediaGen, runWorkflow, startWorkflow } from '../test/engine/harness';
+import { chain, mediaGen, runWorkflow, startWorkflow } from '../test/harness/engine/harness';
 
 const scale = Number(process.argv[2] ?? 0.05);
 

@@ -13,7 +13,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 
-import { REPO_ROOT } from '../test/e2e/n8n';
+import { REPO_ROOT } from '../test/harness/e2e/n8n';
 import { runExamples, setupDemo, summaryTable } from './demoSetup';
 
 const log = (line: string) => console.log(line);

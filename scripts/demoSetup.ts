@@ -5,7 +5,7 @@
  * credential, the examples (examples/*.json) imported, and running them (headless with
  * `n8n execute`, or, for a trigger, in a running `n8n start` fed by the sandbox's webhooks).
  *
- * The real n8n is driven by test/e2e/n8n.ts (see docs/n8n-runtime.md).
+ * The real n8n is driven by test/harness/e2e/n8n.ts (see docs/n8n-runtime.md).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -22,7 +22,7 @@ import type {
 	N8nItem,
 	N8nNodeTypeDescription,
 	N8nWorkflow,
-} from '../test/e2e/n8n';
+} from '../test/harness/e2e/n8n';
 import {
 	createN8nHome,
 	describeResult,
@@ -36,7 +36,7 @@ import {
 	REPO_ROOT,
 	setupOwner,
 	startN8n,
-} from '../test/e2e/n8n';
+} from '../test/harness/e2e/n8n';
 
 export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 export const PACKAGE_NAME = 'n8n-nodes-mediagen';

@@ -13,7 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 
-import { publishWorkflow, REPO_ROOT, setupOwner, startN8n } from '../test/e2e/n8n';
+import { publishWorkflow, REPO_ROOT, setupOwner, startN8n } from '../test/harness/e2e/n8n';
 import { pairOf, setupDemo } from './demoSetup';
 
 const log = (line: string) => console.log(line);

@@ -18,9 +18,9 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { loadExamples, setupDemo } from '../../scripts/demoSetup';
-import type { FakeModel, ToolResult } from './fakeModel';
-import { startFakeModel, toolResultsOf } from './fakeModel';
-import type { N8nInstance, N8nWorkflow } from './n8n';
+import type { FakeModel, ToolResult } from '../harness/e2e/fakeModel';
+import { startFakeModel, toolResultsOf } from '../harness/e2e/fakeModel';
+import type { N8nInstance, N8nWorkflow } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	describeResult,
@@ -32,8 +32,8 @@ import {
 	publishWorkflow,
 	randomId,
 	startN8n,
-} from './n8n';
-import { e2eDemoOptions, MIN } from './workflows';
+} from '../harness/e2e/n8n';
+import { e2eDemoOptions, MIN } from '../harness/e2e/workflows';
 
 const EXAMPLE = 'ai-agent.json';
 const PROMPT = 'A red bicycle leaning on a sunlit brick wall at dawn, 35mm photo';

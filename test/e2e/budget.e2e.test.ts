@@ -16,8 +16,8 @@ import * as path from 'node:path';
 import { BUDGET_SCOPE_MESSAGE } from '../../nodes/shared/budget/settings';
 import type { DemoContext } from '../../scripts/demoSetup';
 import { setupDemo } from '../../scripts/demoSetup';
-import { until } from '../sandbox/helpers';
-import type { N8nInstance, N8nOwner } from './n8n';
+import { until } from '../harness/sandbox/helpers';
+import type { N8nInstance, N8nOwner } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	executeWorkflow,
@@ -29,8 +29,8 @@ import {
 	restOf,
 	setupOwner,
 	startN8n,
-} from './n8n';
-import { e2eDemoOptions, MIN, mg, node, workflow } from './workflows';
+} from '../harness/e2e/n8n';
+import { e2eDemoOptions, MIN, mg, node, workflow } from '../harness/e2e/workflows';
 
 type Json = Record<string, unknown>;
 const COST = 4;

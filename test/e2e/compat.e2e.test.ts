@@ -11,9 +11,9 @@
  * `MEDIAGEN_N8N_VERSION=1.123.81 MEDIAGEN_E2E=1 MEDIAGEN_E2E_MATRIX=1 npx jest test/e2e/compat`).
  */
 import { loadExamples } from '../../scripts/demoSetup';
-import { e2eEnabled, ensureRuntime } from './n8n';
-import { expectExampleRuns, expectListedNodesLoaded } from './packageChecks';
-import { MIN, useDemoSuite } from './workflows';
+import { e2eEnabled, ensureRuntime } from '../harness/e2e/n8n';
+import { expectExampleRuns, expectListedNodesLoaded } from '../harness/e2e/packageChecks';
+import { MIN, useDemoSuite } from '../harness/e2e/workflows';
 
 const enabled = e2eEnabled && process.env.MEDIAGEN_E2E_MATRIX === '1';
 const describeMatrix = enabled ? describe : describe.skip;

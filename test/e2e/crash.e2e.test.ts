@@ -18,8 +18,8 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { setupDemo } from '../../scripts/demoSetup';
-import { until } from '../sandbox/helpers';
-import type { N8nInstance, N8nOwner } from './n8n';
+import { until } from '../harness/sandbox/helpers';
+import type { N8nInstance, N8nOwner } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	hasBuiltPackage,
@@ -28,9 +28,9 @@ import {
 	restOf,
 	setupOwner,
 	startN8n,
-} from './n8n';
-import type { RestExecution } from './shapes';
-import { e2eDemoOptions, MIN, webhookBatch } from './workflows';
+} from '../harness/e2e/n8n';
+import type { RestExecution } from '../harness/e2e/shapes';
+import { e2eDemoOptions, MIN, webhookBatch } from '../harness/e2e/workflows';
 
 type Json = Record<string, unknown>;
 const ITEMS = 10;

@@ -19,7 +19,7 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { PACKAGE_NAME, SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
-import type { PwBrowser, PwLocator, PwPage } from './browser';
+import type { PwBrowser, PwLocator, PwPage } from '../harness/e2e/browser';
 import {
 	describeWithBrowser,
 	launchChromium,
@@ -27,10 +27,10 @@ import {
 	openNode,
 	ownerContext,
 	SCREENSHOTS_DIR,
-} from './browser';
-import type { N8nInstance, N8nOwner, N8nWorkflow } from './n8n';
-import { hasBuiltPackage, importWorkflows, setupOwner, startN8n } from './n8n';
-import { MIN } from './workflows';
+} from '../harness/e2e/browser';
+import type { N8nInstance, N8nOwner, N8nWorkflow } from '../harness/e2e/n8n';
+import { hasBuiltPackage, importWorkflows, setupOwner, startN8n } from '../harness/e2e/n8n';
+import { MIN } from '../harness/e2e/workflows';
 
 const describeEditor = describeWithBrowser('editor');
 

@@ -27,7 +27,7 @@ import * as path from 'node:path';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
-import type { N8nHome, N8nLogLine } from './n8n';
+import type { N8nHome, N8nLogLine } from '../harness/e2e/n8n';
 import {
 	createN8nHome,
 	describeE2E,
@@ -42,8 +42,8 @@ import {
 	packRepo,
 	setupOwner,
 	startN8n,
-} from './n8n';
-import { MIN, WF } from './workflows';
+} from '../harness/e2e/n8n';
+import { MIN, WF } from '../harness/e2e/workflows';
 
 const PACKAGE = 'n8n-nodes-mediagen';
 

@@ -19,10 +19,10 @@ import path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { SANDBOX_CREDENTIAL } from '../../scripts/demoSetup';
-import type { Recorder } from '../engine/recorder';
-import { recorder } from '../engine/recorder';
-import { connectProxy, origins, testCertificate } from '../engine/tlsOrigins';
-import type { N8nInstance, N8nOwner } from './n8n';
+import type { Recorder } from '../harness/engine/recorder';
+import { recorder } from '../harness/engine/recorder';
+import { connectProxy, origins, testCertificate } from '../harness/engine/tlsOrigins';
+import type { N8nInstance, N8nOwner } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	describeResult,
@@ -33,8 +33,8 @@ import {
 	restOf,
 	setupOwner,
 	startN8n,
-} from './n8n';
-import { MIN, mg, node, useDemoSuite, workflow } from './workflows';
+} from '../harness/e2e/n8n';
+import { MIN, mg, node, useDemoSuite, workflow } from '../harness/e2e/workflows';
 
 /** The key of the credential whose Base URL redirects (a made-up one). */
 const REDIRECT_KEY = 'mg_e2e_redirect_key';

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { loadExamples, setupDemo } from '../../scripts/demoSetup';
-import type { N8nInstance } from './n8n';
+import type { N8nInstance } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	hasBuiltPackage,
@@ -26,8 +26,8 @@ import {
 	publishWorkflow,
 	randomId,
 	startN8n,
-} from './n8n';
-import { e2eDemoOptions, MIN } from './workflows';
+} from '../harness/e2e/n8n';
+import { e2eDemoOptions, MIN } from '../harness/e2e/workflows';
 
 const EXAMPLE = 'mcp-server.json';
 /** The bearer token of the MCP Server Trigger's credential in this run */

@@ -19,9 +19,9 @@ import * as path from 'node:path';
 
 import type { Example, GenerationRecord } from '../../scripts/demoSetup';
 import { runExamplePair, runManualExample } from '../../scripts/demoSetup';
-import { patientClient } from '../sandbox/helpers';
-import { describeE2E, nodeItems } from './n8n';
-import { MIN, useDemoSuite } from './workflows';
+import { patientClient } from '../harness/sandbox/helpers';
+import { describeE2E, nodeItems } from '../harness/e2e/n8n';
+import { MIN, useDemoSuite } from '../harness/e2e/workflows';
 
 interface LedgerEntry {
 	id: number;

@@ -23,9 +23,9 @@ import {
 	hasBuiltPackage,
 	importWorkflows,
 	nodeItems,
-} from './n8n';
-import { expectExampleRuns, expectListedNodesLoaded } from './packageChecks';
-import { e2eDemoOptions, MG, MIN, WF } from './workflows';
+} from '../harness/e2e/n8n';
+import { expectExampleRuns, expectListedNodesLoaded } from '../harness/e2e/packageChecks';
+import { e2eDemoOptions, MG, MIN, WF } from '../harness/e2e/workflows';
 
 describeE2E('the packed package in a real n8n, against the sandbox', () => {
 	let ctx: DemoContext;

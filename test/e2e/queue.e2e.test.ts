@@ -18,7 +18,7 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { EXAMPLES_DIR, runTriggerExample, setupDemo } from '../../scripts/demoSetup';
-import type { N8nInstance, PostgresServer, RedisServer } from './n8n';
+import type { N8nInstance, PostgresServer, RedisServer } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	freePort,
@@ -31,8 +31,8 @@ import {
 	startN8n,
 	startPostgres,
 	startRedis,
-} from './n8n';
-import { e2eDemoOptions, MIN, mg, node, viaWebhook, webhookBatch, WF } from './workflows';
+} from '../harness/e2e/n8n';
+import { e2eDemoOptions, MIN, mg, node, viaWebhook, webhookBatch, WF } from '../harness/e2e/workflows';
 
 type Json = Record<string, unknown>;
 

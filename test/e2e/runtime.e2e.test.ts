@@ -29,7 +29,7 @@ import {
 	startN8n,
 	type N8nHome,
 	type N8nWorkflow,
-} from './n8n';
+} from '../harness/e2e/n8n';
 
 const MIN = 60_000;
 
@@ -89,7 +89,7 @@ const builtInWorkflow: N8nWorkflow = {
 	connections: chain('Start', 'Answer', 'Double'),
 };
 
-describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/e2e/n8n.ts)', () => {
+describeE2E('real n8n runtime (scripts/n8n-runtime.sh + test/harness/e2e/n8n.ts)', () => {
 	const homes: N8nHome[] = [];
 	const tmpDirs: string[] = [];
 	const timings: Record<string, number> = {};

@@ -21,18 +21,18 @@ import * as path from 'node:path';
 import type { DemoContext } from '../../scripts/demoSetup';
 import { PACKAGE_NAME, SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
 import { schemaFiles } from '../../scripts/output-schemas';
-import type { PwBrowser } from './browser';
+import type { PwBrowser } from '../harness/e2e/browser';
 import {
 	describeWithBrowser,
 	launchChromium,
 	openNode,
 	ownerContext,
 	SCREENSHOTS_DIR,
-} from './browser';
-import type { N8nInstance, N8nOwner } from './n8n';
-import { ensureRuntime, hasBuiltPackage, importWorkflows, setupOwner, startN8n } from './n8n';
-import { PACKED_DIR } from './packageChecks';
-import { e2eDemoOptions, MIN } from './workflows';
+} from '../harness/e2e/browser';
+import type { N8nInstance, N8nOwner } from '../harness/e2e/n8n';
+import { ensureRuntime, hasBuiltPackage, importWorkflows, setupOwner, startN8n } from '../harness/e2e/n8n';
+import { PACKED_DIR } from '../harness/e2e/packageChecks';
+import { e2eDemoOptions, MIN } from '../harness/e2e/workflows';
 
 const describeSchemas = describeWithBrowser('schemas');
 

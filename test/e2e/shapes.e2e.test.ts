@@ -39,10 +39,10 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { setupDemo } from '../../scripts/demoSetup';
-import { until } from '../sandbox/helpers';
-import type { N8nInstance, N8nOwner } from './n8n';
-import { describeE2E, hasBuiltPackage, importWorkflows, restOf, setupOwner, startN8n } from './n8n';
-import type { RestExecution, Workflow } from './shapes';
+import { until } from '../harness/sandbox/helpers';
+import type { N8nInstance, N8nOwner } from '../harness/e2e/n8n';
+import { describeE2E, hasBuiltPackage, importWorkflows, restOf, setupOwner, startN8n } from '../harness/e2e/n8n';
+import type { RestExecution, Workflow } from '../harness/e2e/shapes';
 import {
 	activate,
 	allGenerations,
@@ -59,8 +59,8 @@ import {
 	subWorkflow,
 	waitNode,
 	waitUntilNode,
-} from './shapes';
-import { e2eDemoOptions, MIN, node } from './workflows';
+} from '../harness/e2e/shapes';
+import { e2eDemoOptions, MIN, node } from '../harness/e2e/workflows';
 
 type Json = Record<string, unknown>;
 const ROWS = 3;

@@ -13,8 +13,8 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
-import { client, until } from '../sandbox/helpers';
-import type { N8nInstance, N8nOwner } from './n8n';
+import { client, until } from '../harness/sandbox/helpers';
+import type { N8nInstance, N8nOwner } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	hasBuiltPackage,
@@ -22,8 +22,8 @@ import {
 	publishWorkflow,
 	setupOwner,
 	startN8n,
-} from './n8n';
-import { MG, MIN } from './workflows';
+} from '../harness/e2e/n8n';
+import { MG, MIN } from '../harness/e2e/workflows';
 
 const HOOK = 'mediagen-stop-e2e';
 const JOBS = 6;

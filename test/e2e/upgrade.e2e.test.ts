@@ -29,8 +29,8 @@ import * as path from 'node:path';
 
 import type { DemoContext } from '../../scripts/demoSetup';
 import { PACKAGE_NAME, SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
-import { until } from '../sandbox/helpers';
-import type { N8nHome, N8nInstance, N8nOwner, N8nWorkflow } from './n8n';
+import { until } from '../harness/sandbox/helpers';
+import type { N8nHome, N8nInstance, N8nOwner, N8nWorkflow } from '../harness/e2e/n8n';
 import {
 	describeE2E,
 	freePort,
@@ -43,10 +43,10 @@ import {
 	restOf,
 	setupOwner,
 	startN8n,
-} from './n8n';
-import { activate } from './shapes';
-import { triggerSandbox } from './triggerSandbox';
-import { e2eDemoOptions, MIN } from './workflows';
+} from '../harness/e2e/n8n';
+import { activate } from '../harness/e2e/shapes';
+import { triggerSandbox } from '../harness/e2e/triggerSandbox';
+import { e2eDemoOptions, MIN } from '../harness/e2e/workflows';
 
 type Json = Record<string, unknown>;
 /** The parent of f630fdf ("a trigger method (n8n 2.x runs the activation on every start) with a periodic check"). */

@@ -8,10 +8,10 @@ import type { IBinaryData, IDataObject, INodeParameters, IWorkflowBase } from 'n
 
 import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
 import { readZip } from '../../sandbox/ads/zip';
-import { openBinary } from './binaryData';
-import type { TestNode } from './harness';
-import { chain, runWorkflow } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { openBinary } from '../harness/engine/binaryData';
+import type { TestNode } from '../harness/engine/harness';
+import { chain, runWorkflow } from '../harness/engine/harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const ads = nodeFactory(new MediaGenAds());
 const { sb, creds, runOne } = useSandbox({ binaryData: 'default' });

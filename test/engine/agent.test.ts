@@ -5,7 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node';
-import { nodeFactory, rl, useSandbox } from './setup';
+import { nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const agent = nodeFactory(new MediaGenAgent());
 const { sb, flow } = useSandbox();

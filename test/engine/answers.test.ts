@@ -10,12 +10,12 @@ import type { ServerResponse } from 'node:http';
 import type { IBinaryData, IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { BinaryMode } from './binaryData';
-import { TestBinarySource } from './binaryData';
-import { NODE_TYPES, chain, mediaGen, runWorkflow } from './harness';
-import type { Recorder, Seen } from './recorder';
-import { recorder, streamBody } from './recorder';
-import { binaryModes, fastJobs, rl } from './setup';
+import type { BinaryMode } from '../harness/engine/binaryData';
+import { TestBinarySource } from '../harness/engine/binaryData';
+import { NODE_TYPES, chain, mediaGen, runWorkflow } from '../harness/engine/harness';
+import type { Recorder, Seen } from '../harness/engine/recorder';
+import { recorder, streamBody } from '../harness/engine/recorder';
+import { binaryModes, fastJobs, rl } from '../harness/engine/setup';
 
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 fastJobs({ polling: false, retry: { baseDelayMs: 5, maxDelayMs: 20 } });

@@ -17,11 +17,11 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
-import { client, until } from '../sandbox/helpers';
-import type { TestNode } from './harness';
-import { chain, mediaGen, retryExecution, runWorkflow, startWorkflow } from './harness';
-import { items, loop, shape } from './shapes';
-import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
+import { client, until } from '../harness/sandbox/helpers';
+import type { TestNode } from '../harness/engine/harness';
+import { chain, mediaGen, retryExecution, runWorkflow, startWorkflow } from '../harness/engine/harness';
+import { items, loop, shape } from '../harness/engine/shapes';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds, runOne } = useSandbox({ timeScale: 0.01 });
 fastJobs();

@@ -11,11 +11,11 @@ import type { IBinaryData, INodeParameters } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs/poller';
 import { patternByte } from '../../sandbox';
-import type { BinaryDataSetup, BinaryMode } from './binaryData';
-import { TestBinarySource, digestBinary, openBinary, testBytesSha256 } from './binaryData';
-import { NODE_TYPES, mediaGen } from './harness';
-import type { TestNode } from './harness';
-import { binaryModes, fastJobs, rl, useSandbox } from './setup';
+import type { BinaryDataSetup, BinaryMode } from '../harness/engine/binaryData';
+import { TestBinarySource, digestBinary, openBinary, testBytesSha256 } from '../harness/engine/binaryData';
+import { NODE_TYPES, mediaGen } from '../harness/engine/harness';
+import type { TestNode } from '../harness/engine/harness';
+import { binaryModes, fastJobs, rl, useSandbox } from '../harness/engine/setup';
 
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 

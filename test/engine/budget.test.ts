@@ -12,8 +12,8 @@ import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { BUDGET } from '../../nodes/shared/budget/run';
 import { forgetLedgers } from '../../nodes/shared/budget/ledgerRead';
-import { client, until } from '../sandbox/helpers';
-import type { RunResult, TestNode } from './harness';
+import { client, until } from '../harness/sandbox/helpers';
+import type { RunResult, TestNode } from '../harness/engine/harness';
 import {
 	chain,
 	mediaGen,
@@ -22,8 +22,8 @@ import {
 	runWorkflow,
 	SavedExecutions,
 	startWorkflow,
-} from './harness';
-import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
+} from '../harness/engine/harness';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

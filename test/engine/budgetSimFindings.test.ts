@@ -1,11 +1,11 @@
 /**
- * Findings of the credit budget's simulation (test/sim/budget.ts, issue #38), each a plain
+ * Findings of the credit budget's simulation (test/harness/sim/budget.ts, issue #38), each a plain
  * regression test against the sandbox.
  */
 import { forgetLedgers } from '../../nodes/shared/budget/ledgerRead';
-import { until } from '../sandbox/helpers';
-import { chain, mediaGen, runWorkflow, startWorkflow } from './harness';
-import { fastJobs, generationCreate, useSandbox } from './setup';
+import { until } from '../harness/sandbox/helpers';
+import { chain, mediaGen, runWorkflow, startWorkflow } from '../harness/engine/harness';
+import { fastJobs, generationCreate, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

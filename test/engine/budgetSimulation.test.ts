@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (tests): never published, see package.json "files" */
 /**
- * The credit budget's randomized simulation (issue #38; test/sim/budget.ts) in `npm test`: a fixed
+ * The credit budget's randomized simulation (issue #38; test/harness/sim/budget.ts) in `npm test`: a fixed
  * seed and number of cases, each a random budget, ledger history and sequence of commands (n8n
  * runs started while others run, work outside n8n, history booked, MediaGen's clock turning the
  * period, a job cancelled, a new n8n process) against the sandbox, checked against the ledger:
@@ -9,8 +9,8 @@
  * fast-check's path; `BUDGET_SIM_SEED=S BUDGET_SIM_PATH=P npm run simulate:budget` replays it,
  * and BUDGET_SIM_SEED here runs another seed. The soak: `npm run simulate:budget -- --runs N`.
  */
-import { simulateBudget } from '../sim/budget';
-import { fastJobs, useSandbox } from './setup';
+import { simulateBudget } from '../harness/sim/budget';
+import { fastJobs, useSandbox } from '../harness/engine/setup';
 
 const { sb } = useSandbox({ timeScale: 0.01 });
 fastJobs();

@@ -6,10 +6,10 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
-import type { TestNode } from './harness';
-import { chain, startWorkflow } from './harness';
-import { until } from '../sandbox/helpers';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import type { TestNode } from '../harness/engine/harness';
+import { chain, startWorkflow } from '../harness/engine/harness';
+import { until } from '../harness/sandbox/helpers';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const canvas = nodeFactory(new MediaGenCanvas());
 const { sb, creds, flow, runOne } = useSandbox();

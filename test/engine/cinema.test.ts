@@ -7,9 +7,9 @@
 import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
-import { openBinary } from './binaryData';
-import { chain, runWorkflow } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { openBinary } from '../harness/engine/binaryData';
+import { chain, runWorkflow } from '../harness/engine/harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const cinema = nodeFactory(new MediaGenCinema());
 const { sb, creds, runner } = useSandbox({ binaryData: 'default' });

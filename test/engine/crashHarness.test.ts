@@ -8,15 +8,15 @@
  */
 import type { IDataObject, IRunExecutionData, ITaskData } from 'n8n-workflow';
 
-import { client } from '../sandbox/helpers';
-import type { CrashedExecution, KillPoint } from './crashHarness';
-import { crashExecution, crashRetry, restart, retry } from './crashHarness';
-import type { TestNode } from './harness';
-import { mediaGen } from './harness';
-import { SavedExecutions } from './savedExecutions';
-import type { Edge } from './shapes';
-import { executeWorkflow, inOrder, items, loop, shape, slow, subTrigger } from './shapes';
-import { fastJobs, useSandbox } from './setup';
+import { client } from '../harness/sandbox/helpers';
+import type { CrashedExecution, KillPoint } from '../harness/engine/crashHarness';
+import { crashExecution, crashRetry, restart, retry } from '../harness/engine/crashHarness';
+import type { TestNode } from '../harness/engine/harness';
+import { mediaGen } from '../harness/engine/harness';
+import { SavedExecutions } from '../harness/engine/savedExecutions';
+import type { Edge } from '../harness/engine/shapes';
+import { executeWorkflow, inOrder, items, loop, shape, slow, subTrigger } from '../harness/engine/shapes';
+import { fastJobs, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

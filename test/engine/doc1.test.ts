@@ -7,10 +7,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { POLLING } from '../../nodes/shared/jobs/poller';
-import type { TestNode } from './harness';
-import { chain, mediaGen, startWorkflow } from './harness';
-import { fastJobs, rl, useSandbox } from './setup';
-import { client, until, type Call } from '../sandbox/helpers';
+import type { TestNode } from '../harness/engine/harness';
+import { chain, mediaGen, startWorkflow } from '../harness/engine/harness';
+import { fastJobs, rl, useSandbox } from '../harness/engine/setup';
+import { client, until, type Call } from '../harness/sandbox/helpers';
 
 const { sb, creds, runOne } = useSandbox({ timeScale: 0.01, allowHttpWebhooks: true });
 fastJobs();

@@ -12,10 +12,10 @@ import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
-import { client, until } from '../sandbox/helpers';
-import type { RunResult, TestNode } from './harness';
-import { chain, mediaGen, retryCrashed, runWorkflow, SavedExecutions } from './harness';
-import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
+import { client, until } from '../harness/sandbox/helpers';
+import type { RunResult, TestNode } from '../harness/engine/harness';
+import { chain, mediaGen, retryCrashed, runWorkflow, SavedExecutions } from '../harness/engine/harness';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

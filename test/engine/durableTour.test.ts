@@ -10,13 +10,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { catalog } from '../../nodes/shared/catalog';
-import { ACTION_NODES, versionsOf } from '../actionNodes';
-import { client, until } from '../sandbox/helpers';
-import { TestBinarySource } from './binaryData';
-import { chain, NODE_TYPES, retryCrashed, runWorkflow, SavedExecutions } from './harness';
-import type { TourContext } from './operationTour';
-import { TOURS } from './operationTour';
-import { fastJobs, nodeFactory, useSandbox } from './setup';
+import { ACTION_NODES, versionsOf } from '../harness/actionNodes';
+import { client, until } from '../harness/sandbox/helpers';
+import { TestBinarySource } from '../harness/engine/binaryData';
+import { chain, NODE_TYPES, retryCrashed, runWorkflow, SavedExecutions } from '../harness/engine/harness';
+import type { TourContext } from '../harness/engine/operationTour';
+import { TOURS } from '../harness/engine/operationTour';
+import { fastJobs, nodeFactory, useSandbox } from '../harness/engine/setup';
 
 jest.setTimeout(300_000);
 NODE_TYPES['test.binarySource'] = new TestBinarySource();

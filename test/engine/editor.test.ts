@@ -10,9 +10,9 @@ import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { object } from '../../nodes/shared/catalog/dsl';
 import { timelineFields } from '../../nodes/shared/catalog/editor/timeline';
 import { coerce } from '../../nodes/shared/fields/validation';
-import { openBinary } from './binaryData';
-import { mediaGen } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { openBinary } from '../harness/engine/binaryData';
+import { mediaGen } from '../harness/engine/harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, flow, runner } = useSandbox({ binaryData: 'default' });
 fastJobs();

@@ -14,9 +14,9 @@ import { join } from 'node:path';
 
 import type { IBinaryData, IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { BinaryDataSetup, BinaryMode } from './binaryData';
-import { TestBinarySource } from './binaryData';
-import type { TestNode } from './harness';
+import type { BinaryDataSetup, BinaryMode } from '../harness/engine/binaryData';
+import { TestBinarySource } from '../harness/engine/binaryData';
+import type { TestNode } from '../harness/engine/harness';
 import {
 	NODE_TYPES,
 	chain,
@@ -24,8 +24,8 @@ import {
 	retryExecution,
 	runWorkflow,
 	setupBinaryData,
-} from './harness';
-import { binaryModes, fastJobs, rl, useSandbox } from './setup';
+} from '../harness/engine/harness';
+import { binaryModes, fastJobs, rl, useSandbox } from '../harness/engine/setup';
 
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 

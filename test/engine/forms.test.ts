@@ -3,7 +3,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
-import { nodeFactory, rl, useSandbox } from './setup';
+import { nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.01, allowHttpWebhooks: true });
 const mediaGen = nodeFactory(new MediaGen());

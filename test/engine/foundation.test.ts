@@ -4,11 +4,11 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { TestNode } from './harness';
-import { mediaGen } from './harness';
+import type { TestNode } from '../harness/engine/harness';
+import { mediaGen } from '../harness/engine/harness';
 import { READS_IN_FLIGHT } from '../../nodes/shared/run/execute';
-import { rl, useSandbox } from './setup';
-import { until } from '../sandbox/helpers';
+import { rl, useSandbox } from '../harness/engine/setup';
+import { until } from '../harness/sandbox/helpers';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.001 });
 

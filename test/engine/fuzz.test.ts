@@ -38,9 +38,9 @@ import {
 import { JSON_LIMITS } from '../../nodes/shared/fields/validation';
 import { UUID_REGEX } from '../../nodes/shared/fields/listSearch';
 import { sign } from '../../sandbox/hooks';
-import { chain, runWorkflow } from './harness';
-import { nodeFactory } from './setup';
-import { FakeN8n } from './triggerHarness';
+import { chain, runWorkflow } from '../harness/engine/harness';
+import { nodeFactory } from '../harness/engine/setup';
+import { FakeN8n } from '../harness/engine/triggerHarness';
 
 jest.setTimeout(600_000);
 
@@ -643,7 +643,7 @@ describe('fuzz: trigger deliveries', () => {
 				`fuzz: trigger, ${cases.length} hostile deliveries (${Object.keys(statuses).length} kinds × ${N})`,
 			);
 			// a body cut short is no longer JSON: n8n's own body parser refuses it (422) before the
-			// node, when it is sent as application/json (test/engine/n8nRequest.ts)
+			// node, when it is sent as application/json (test/harness/engine/n8nRequest.ts)
 			for (const [kind, list] of Object.entries(statuses)) {
 				const allowed = kind === 'truncated' ? [401, 422] : [401];
 				expect({ kind, statuses: list.filter((s) => !allowed.includes(s)) }).toEqual({

@@ -7,8 +7,8 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
 import { listSearch } from '../../nodes/shared/fields/listSearch';
-import type { TestNode } from './harness';
-import { fastJobs, loadOptionsContext, nodeFactory, rl, useSandbox } from './setup';
+import type { TestNode } from '../harness/engine/harness';
+import { fastJobs, loadOptionsContext, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const node = nodeFactory(new MediaGenInfluencer());
 const { sb, flow, runOne } = useSandbox();

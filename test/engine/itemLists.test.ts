@@ -13,10 +13,10 @@ import type {
 } from 'n8n-workflow';
 
 import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node';
-import { client, until } from '../sandbox/helpers';
-import type { TestNode } from './harness';
-import { chain, NODE_TYPES, retryExecution, runWorkflow } from './harness';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { client, until } from '../harness/sandbox/helpers';
+import type { TestNode } from '../harness/engine/harness';
+import { chain, NODE_TYPES, retryExecution, runWorkflow } from '../harness/engine/harness';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 /** Test-only stand-in for n8n's Limit node: keeps the first `maxItems` items. */
 class Limit implements INodeType {

@@ -19,12 +19,12 @@ import type { ServerResponse } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import type { TestNode } from './harness';
-import { chain, mediaGen, runWorkflow } from './harness';
-import { fastJobs } from './setup';
-import { httpRequest } from './testHttpRequest';
-import type { ConnectProxy, Origins } from './tlsOrigins';
-import { connectProxy, loopbackNames, origins, testCertificate } from './tlsOrigins';
+import type { TestNode } from '../harness/engine/harness';
+import { chain, mediaGen, runWorkflow } from '../harness/engine/harness';
+import { fastJobs } from '../harness/engine/setup';
+import { httpRequest } from '../harness/engine/testHttpRequest';
+import type { ConnectProxy, Origins } from '../harness/engine/tlsOrigins';
+import { connectProxy, loopbackNames, origins, testCertificate } from '../harness/engine/tlsOrigins';
 
 const KEY = 'mg_live_redirect_test_key';
 const PROXY_VARS = [

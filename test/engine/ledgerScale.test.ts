@@ -13,10 +13,10 @@ import { sleep } from 'n8n-workflow';
 import { forgetLedgers, keptLedgers, LEDGER } from '../../nodes/shared/budget/ledgerRead';
 import type { LedgerSummary } from '../../nodes/shared/budget/ledgerSummary';
 import { openSummary, sealSummary, slotOf, SUMMARY } from '../../nodes/shared/budget/ledgerSummary';
-import { mediaGen, runWorkflow, chain } from './harness';
-import { budgetRequests, keyLoad, mostWithin } from './keyLoad';
-import { MONTH, seedMonth, seedMore, seededSpend } from './ledgerSeed';
-import { fastJobs, generationCreate, useSandbox } from './setup';
+import { mediaGen, runWorkflow, chain } from '../harness/engine/harness';
+import { budgetRequests, keyLoad, mostWithin } from '../harness/engine/keyLoad';
+import { MONTH, seedMonth, seedMore, seededSpend } from '../harness/engine/ledgerSeed';
+import { fastJobs, generationCreate, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

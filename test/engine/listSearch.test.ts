@@ -1,7 +1,7 @@
 // Resource locator lists (#15): a search in a list whose endpoint has no search parameter walks
 // pages (bounded) and finds matches beyond the first page; an unfiltered list is one page of 50.
 import { listSearch, SCAN } from '../../nodes/shared/fields/listSearch';
-import { loadOptionsContext, useSandbox } from './setup';
+import { loadOptionsContext, useSandbox } from '../harness/engine/setup';
 
 const { sb } = useSandbox();
 

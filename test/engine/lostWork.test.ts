@@ -15,8 +15,8 @@ import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { catalog } from '../../nodes/shared/catalog';
 import { RECOVERY } from '../../nodes/shared/durable/recovery';
-import { client, until } from '../sandbox/helpers';
-import type { RunResult, TestNode } from './harness';
+import { client, until } from '../harness/sandbox/helpers';
+import type { RunResult, TestNode } from '../harness/engine/harness';
 import {
 	chain,
 	mediaGen,
@@ -25,8 +25,8 @@ import {
 	runWorkflow,
 	SavedExecutions,
 	startWorkflow,
-} from './harness';
-import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from './setup';
+} from '../harness/engine/harness';
+import { fastJobs, generationCreate, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

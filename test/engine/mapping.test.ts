@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node';
 import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const scene3d = nodeFactory(new MediaGen3d());
 const canvas = nodeFactory(new MediaGenCanvas());

@@ -15,9 +15,9 @@ import type {
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node.ts';
 import { simplify } from '../../nodes/shared/form/output';
-import { client } from '../sandbox/helpers';
-import { mediaGen } from './harness';
-import { nodeFactory, rl, useSandbox } from './setup';
+import { client } from '../harness/sandbox/helpers';
+import { mediaGen } from '../harness/engine/harness';
+import { nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, runOne } = useSandbox({ timeScale: 0.001 });
 

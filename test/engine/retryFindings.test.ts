@@ -14,16 +14,16 @@
 import type { IDataObject, INodeParameters, ITaskData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { ACTION_NODES } from '../actionNodes';
-import { client } from '../sandbox/helpers';
-import type { KillPoint } from './crashHarness';
-import { crashExecution, restart, retry } from './crashHarness';
-import type { TestNode } from './harness';
-import { mediaGen, startWorkflow } from './harness';
-import { SavedExecutions } from './savedExecutions';
-import type { Edge } from './shapes';
-import { executeWorkflow, inOrder, items, shape, slow, subTrigger } from './shapes';
-import { fastJobs, generationCreate, newEdit, nodeFactory, rl, useSandbox } from './setup';
+import { ACTION_NODES } from '../harness/actionNodes';
+import { client } from '../harness/sandbox/helpers';
+import type { KillPoint } from '../harness/engine/crashHarness';
+import { crashExecution, restart, retry } from '../harness/engine/crashHarness';
+import type { TestNode } from '../harness/engine/harness';
+import { mediaGen, startWorkflow } from '../harness/engine/harness';
+import { SavedExecutions } from '../harness/engine/savedExecutions';
+import type { Edge } from '../harness/engine/shapes';
+import { executeWorkflow, inOrder, items, shape, slow, subTrigger } from '../harness/engine/shapes';
+import { fastJobs, generationCreate, newEdit, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();

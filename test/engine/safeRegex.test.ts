@@ -26,7 +26,7 @@ import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node';
 import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node';
 import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
-import { nodeFactory, rl, useSandbox } from './setup';
+import { nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const NODES: INodeType[] = [
 	// every version of every action node

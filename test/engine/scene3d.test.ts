@@ -7,7 +7,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node';
-import { fastJobs, nodeFactory, rl, useSandbox } from './setup';
+import { fastJobs, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
 
 const node = nodeFactory(new MediaGen3d());
 const { sb, flow, runner } = useSandbox();

@@ -7,11 +7,11 @@
 import type { ServerResponse } from 'node:http';
 
 import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
-import { chain, mediaGen, runWorkflow } from './harness';
-import type { Recorder } from './recorder';
-import { recorder } from './recorder';
-import { fastJobs, useSandbox } from './setup';
-import { httpRequest } from './testHttpRequest';
+import { chain, mediaGen, runWorkflow } from '../harness/engine/harness';
+import type { Recorder } from '../harness/engine/recorder';
+import { recorder } from '../harness/engine/recorder';
+import { fastJobs, useSandbox } from '../harness/engine/setup';
+import { httpRequest } from '../harness/engine/testHttpRequest';
 
 const { sb } = useSandbox();
 // short backoff: the retried transfers below fail on purpose

@@ -1,20 +1,20 @@
 /**
  * The randomized simulation of issue #36 in `npm test`: a fixed number of generated cases, a
  * fixed seed, each a workflow run by n8n-core in a child process killed with SIGKILL, then n8n's
- * recovery and Retry with what changed meanwhile (test/sim/: scenario.ts draws, run.ts runs and
+ * recovery and Retry with what changed meanwhile (test/harness/sim/: scenario.ts draws, run.ts runs and
  * checks the invariants, simulate.ts shrinks a failure). A failure prints the seed, fast-check's
  * path and the shrunk case; `npm run simulate -- --seed S --path P` replays it.
  * `npm run simulate -- --runs N` (or `--minutes M`) is the long soak. The second test runs the
- * concurrent cases (test/sim/concurrent.ts: executions on one key and the same records at once,
+ * concurrent cases (test/harness/sim/concurrent.ts: executions on one key and the same records at once,
  * the order of their requests and n8n's kill drawn by fast-check's scheduler;
- * `npm run simulate -- --concurrent`). The third runs the adversary's cases (test/sim/scenario.ts
+ * `npm run simulate -- --concurrent`). The third runs the adversary's cases (test/harness/sim/scenario.ts
  * adversaryScenario: the MediaGen node's settings, lost answers, n8n killed again during its
  * Retry, a Wait node, Stop, the workflow edited before the Retry, queue mode's lost worker;
  * `npm run simulate -- --adversary`; seed 3639's first five draw a Stop with a renamed node and a
  * queue-mode worker lost with the main waiting).
  */
-import { simulate } from '../sim/simulate';
-import { fastJobs, useSandbox } from './setup';
+import { simulate } from '../harness/sim/simulate';
+import { fastJobs, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -29,7 +29,7 @@ test(`${CASES} generated cases (seed ${SEED}): no invariant broken`, async () =>
 	expect(report.cases).toBe(CASES);
 }, 600_000);
 
-/** Concurrent cases per `npm test` (test/sim/concurrent.ts): 10–30 s each here, by the load. */
+/** Concurrent cases per `npm test` (test/harness/sim/concurrent.ts): 10–30 s each here, by the load. */
 const CONCURRENT_CASES = 3;
 const CONCURRENT_SEED = 3637;
 

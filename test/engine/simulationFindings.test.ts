@@ -1,6 +1,6 @@
 /**
  * What the randomized simulation of issue #36 found, each case run with its runner
- * (test/sim/run.ts: n8n-core in a child process killed with SIGKILL, n8n's recovery and Retry,
+ * (test/harness/sim/run.ts: n8n-core in a child process killed with SIGKILL, n8n's recovery and Retry,
  * the five invariants checked at the sandbox):
  * - a sub-workflow (Execute Workflow) under n8n's Retry of its parent (seed 36 in CI, seed 7):
  *   before nodes/shared/durable/calls.ts, n8n 1.x started the lost call's job again (two charged
@@ -42,19 +42,19 @@
  *   the node renamed before the Retry: the Retry's saved data held no run of the node, and a
  *   record-matched kind's dubs, the captions, were sent again (charged twice, named nowhere).
  *
- * And what its concurrent cases (test/sim/concurrent.ts: executions at once, the interleaving
+ * And what its concurrent cases (test/harness/sim/concurrent.ts: executions at once, the interleaving
  * drawn by fast-check's scheduler) found, written here as plain crash tests:
  * - Edit → Dub, rows es and fr, n8n killed after the es dub was made; another workflow dubs the
  *   same edit into fr before the Retry (concurrent seed 1): the Retry's fr item gets the other
  *   execution's dub (open: a known limit, skipped below).
  */
-import type { Records } from '../sim/run';
-import { runCase, workflowsOf } from '../sim/run';
-import type { Scenario } from '../sim/scenario';
-import { client } from '../sandbox/helpers';
-import { crashExecution, restart, retry } from './crashHarness';
-import { SavedExecutions } from './savedExecutions';
-import { fastJobs, newEdit, useSandbox } from './setup';
+import type { Records } from '../harness/sim/run';
+import { runCase, workflowsOf } from '../harness/sim/run';
+import type { Scenario } from '../harness/sim/scenario';
+import { client } from '../harness/sandbox/helpers';
+import { crashExecution, restart, retry } from '../harness/engine/crashHarness';
+import { SavedExecutions } from '../harness/engine/savedExecutions';
+import { fastJobs, newEdit, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -305,7 +305,7 @@ onBothMajors(
 	dubLoopCases,
 );
 
-/** The adversary's cases (test/sim/scenario.ts adversaryScenario): n8n not killed, a fault. */
+/** The adversary's cases (test/harness/sim/scenario.ts adversaryScenario): n8n not killed, a fault. */
 const continuing: Scenario = { ...base, shape: 'plain', rows: ['A', 'B'], kill: { at: 'none' } };
 
 const adversaryCases: Array<[string, Partial<Scenario>, RegExp]> = [
@@ -454,7 +454,7 @@ describe('Edit → Dub, another execution at the same time (the concurrent simul
 });
 
 /**
- * The adversary's further kinds (test/sim/kinds.ts). Cinema Project → Generate of one shot per
+ * The adversary's further kinds (test/harness/sim/kinds.ts). Cinema Project → Generate of one shot per
  * row, rows A, B swapped before the Retry, n8n killed after A's storyboard frame: the rule found
  * the lost try's jobs by project and kind only, so the Retry's first item (B) took A's frame and
  * A was charged again (the first case drawn); the rule now matches the shot too.
@@ -579,7 +579,7 @@ onBothMajors(
 );
 
 /**
- * The adversary's Stop, edited workflow and queue mode (test/sim/scenario.ts `modes`): a Retry
+ * The adversary's Stop, edited workflow and queue mode (test/harness/sim/scenario.ts `modes`): a Retry
  * whose saved data holds no run of the node sent a record-matched kind's calls again without
  * looking (the lost try's dubs or captions charged twice, named nowhere), until identity.ts
  * savedViewOf took every Retry as one whose lost try may have run the node.

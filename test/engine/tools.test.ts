@@ -10,11 +10,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { TOOL_MODE } from '../../nodes/shared/jobs/toolCall';
-import type { TestNode } from './harness';
-import { runWorkflow } from './harness';
-import { useSandbox } from './setup';
-import type { Step } from './toolAgent';
-import { agentWorkflow, lastToolContext } from './toolAgent';
+import type { TestNode } from '../harness/engine/harness';
+import { runWorkflow } from '../harness/engine/harness';
+import { useSandbox } from '../harness/engine/setup';
+import type { Step } from '../harness/engine/toolAgent';
+import { agentWorkflow, lastToolContext } from '../harness/engine/toolAgent';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 

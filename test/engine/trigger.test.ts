@@ -11,8 +11,8 @@ import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { EVENT_TYPES } from '../../nodes/MediaGenTrigger/properties';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
-import type { FakeN8n, ReceivedRequest } from './triggerHarness';
-import { useTriggerKit } from './triggerKit';
+import type { FakeN8n, ReceivedRequest } from '../harness/engine/triggerHarness';
+import { useTriggerKit } from '../harness/engine/triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
 const { sb, logs, api, endpoints, allEndpoints, afterGrace, sleep, until, fakeN8n, automatic } =

@@ -11,7 +11,7 @@ import { DEACTIVATION } from '../../nodes/MediaGenTrigger/registration';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
 import { RETRY } from '../../nodes/shared/transport/retry';
-import { runsPerEvent, useTriggerKit } from './triggerKit';
+import { runsPerEvent, useTriggerKit } from '../harness/engine/triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
 const { sb, logs, api, endpoints, until, fakeN8n, automatic, stored, generate } = kit;

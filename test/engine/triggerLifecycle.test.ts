@@ -17,8 +17,8 @@ import { DEACTIVATION, deactivationsSettled } from '../../nodes/MediaGenTrigger/
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { RETRY } from '../../nodes/shared/transport/retry';
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
-import type { FakeN8n } from './triggerHarness';
-import { useTriggerKit } from './triggerKit';
+import type { FakeN8n } from '../harness/engine/triggerHarness';
+import { useTriggerKit } from '../harness/engine/triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
 const { sb, logs, api, until, fakeN8n, automatic, stored, generate, sleep } = kit;

@@ -16,10 +16,10 @@ import { DEACTIVATION } from '../../nodes/MediaGenTrigger/registration';
 import { TRIGGER_DOWNLOADS } from '../../nodes/MediaGenTrigger/enrichment';
 import { SECRET_REPAIR } from '../../nodes/MediaGenTrigger/secretRepair';
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
-import { mediaGen } from './harness';
-import { rl } from './setup';
-import type { Delivery } from './triggerKit';
-import { runsPerEvent, useTriggerKit } from './triggerKit';
+import { mediaGen } from '../harness/engine/harness';
+import { rl } from '../harness/engine/setup';
+import type { Delivery } from '../harness/engine/triggerKit';
+import { runsPerEvent, useTriggerKit } from '../harness/engine/triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
 const { sb, logs, api, endpoints, until, fakeN8n, automatic, stored, generate } = kit;

@@ -10,8 +10,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
-import type { FakeN8n } from './triggerHarness';
-import { runsPerEvent, useTriggerKit } from './triggerKit';
+import type { FakeN8n } from '../harness/engine/triggerHarness';
+import { runsPerEvent, useTriggerKit } from '../harness/engine/triggerKit';
 
 const kit = useTriggerKit({ timeScale: 0.001 });
 const { sb, logs, until, fakeN8n, automatic, stored, generate, outage, sleep } = kit;

@@ -7,9 +7,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { CANCEL } from '../../nodes/shared/jobs/cancel';
 import { POLLING } from '../../nodes/shared/jobs/poller';
-import { client, until } from '../sandbox/helpers';
-import { chain, mediaGen, startWorkflow } from './harness';
-import { fastJobs, useSandbox } from './setup';
+import { client, until } from '../harness/sandbox/helpers';
+import { chain, mediaGen, startWorkflow } from '../harness/engine/harness';
+import { fastJobs, useSandbox } from '../harness/engine/setup';
 
 // Job times here are real milliseconds: the sandbox runs at time scale 1.
 const { sb, creds, runOne } = useSandbox({ timeScale: 1 });

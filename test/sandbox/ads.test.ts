@@ -3,7 +3,7 @@
  * variants, export, marketing templates) over real HTTP.
  */
 import { readZip } from '../../sandbox/ads/zip';
-import { until, useSandbox } from './helpers';
+import { until, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, other, readOnly } = useSandbox({ timeScale: 0.001 });
 

@@ -1,4 +1,4 @@
-import { useSandbox } from './helpers';
+import { useSandbox } from '../harness/sandbox/helpers';
 
 const { pro, other, readOnly } = useSandbox();
 

@@ -1,4 +1,4 @@
-import { until, useSandbox } from './helpers';
+import { until, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, other, readOnly } = useSandbox({ timeScale: 0.01 });
 

@@ -1,4 +1,4 @@
-import { client, sleep, until, useSandbox } from './helpers';
+import { client, sleep, until, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, readOnly, other, starter, anon } = useSandbox();
 

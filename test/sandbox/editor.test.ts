@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { until, useSandbox } from './helpers';
+import { until, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, other, readOnly } = useSandbox({ timeScale: 0.01, allowHttpWebhooks: true });
 let server: Server;

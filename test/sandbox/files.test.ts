@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { get } from 'node:http';
 import { patternByte } from '../../sandbox';
-import { useSandbox } from './helpers';
+import { useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, other } = useSandbox();
 

@@ -1,4 +1,4 @@
-import { sleep, until, useSandbox } from './helpers';
+import { sleep, until, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, other } = useSandbox({ timeScale: 0.01 });
 

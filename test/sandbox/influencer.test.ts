@@ -1,5 +1,5 @@
 /** Sandbox routes of MediaGen Influencer (spec doc 2: presets, series, characters), over HTTP. */
-import { until, useSandbox } from './helpers';
+import { until, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, readOnly, other } = useSandbox();
 

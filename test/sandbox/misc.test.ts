@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readSpecDocuments, writtenEndpoints } from '../../scripts/extract-spec';
-import { client, start, useSandbox } from './helpers';
+import { client, start, useSandbox } from '../harness/sandbox/helpers';
 
 const { sb, pro, readOnly } = useSandbox();
 

@@ -2,7 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sleep, until, useSandbox } from './helpers';
+import { sleep, until, useSandbox } from '../harness/sandbox/helpers';
 
 interface Received {
 	headers: IncomingHttpHeaders;

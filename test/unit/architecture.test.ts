@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-import { ROOT, read } from '../docPages';
+import { ROOT, read } from '../harness/docPages';
 
 const PAGE = 'docs/architecture.md';
 const page = read(PAGE);

@@ -1,14 +1,14 @@
 /**
  * The counts the README and docs/ state ("186 endpoints", "437 files", …) are the counts the spec
- * documents and the catalog give (test/counts.ts derives them; nothing is typed twice). Every
+ * documents and the catalog give (test/harness/counts.ts derives them; nothing is typed twice). Every
  * number of endpoints, operations or files in the pages is either one of these claims or named
  * below as something else (a page size, a figure of n8n-nodes-base, …), so a new count in prose
  * cannot go unchecked.
  */
 import { NODE_NAMES, OPERATIONS_PAGE } from '../../scripts/operations-table';
-import type { Counts } from '../counts';
-import { derivedCounts } from '../counts';
-import { PAGES, prose, read } from '../docPages';
+import type { Counts } from '../harness/counts';
+import { derivedCounts } from '../harness/counts';
+import { PAGES, prose, read } from '../harness/docPages';
 
 const counts = derivedCounts();
 

@@ -24,8 +24,8 @@ import {
 	versionDir,
 } from '../../scripts/output-schemas';
 import { RESPONSES, generation } from '../../scripts/output-schemas/records';
-import { versionsOf } from '../actionNodes';
-import { derivedCounts } from '../counts';
+import { versionsOf } from '../harness/actionNodes';
+import { derivedCounts } from '../harness/counts';
 
 const files = schemaFiles();
 const dirOf = Object.fromEntries(listedNodes().map((n) => [n.name, n.dir]));

@@ -10,8 +10,8 @@ import {
 	operationsTable,
 	withOperationsTable,
 } from '../../scripts/operations-table';
-import { PAGES, README, ROOT, prose, read } from '../docPages';
-import { MANUAL_INSTALL_FLAGS, NODES_NPMRC_LINE } from '../e2e/n8n';
+import { PAGES, README, ROOT, prose, read } from '../harness/docPages';
+import { MANUAL_INSTALL_FLAGS, NODES_NPMRC_LINE } from '../harness/e2e/n8n';
 
 const MAX_README_LINES = 250;
 

@@ -3,8 +3,8 @@
  * trigger's endpoint (found by the webhook id in n8n's URL), its deliveries, and generations whose
  * generation.completed events MediaGen has logged.
  */
-import type { Sandbox } from '../../sandbox';
-import { until } from '../sandbox/helpers';
+import type { Sandbox } from '../../../sandbox';
+import { patientClient, until } from '../sandbox/helpers';
 import { MIN } from './workflows';
 
 type Json = Record<string, unknown>;
@@ -12,29 +12,13 @@ type Json = Record<string, unknown>;
 export function triggerSandbox(sb: () => Sandbox, webhookId: string, prompt: string) {
 	/**
 	 * The test's own requests share the key's 120 a minute with n8n (the trigger's recovery reads
-	 * deliveries too): a 429 waits the Retry-After it names and asks again, as the node does.
+	 * deliveries too): a 429 waits the Retry-After it names and asks again (patientClient).
 	 */
 	async function api<T = Json>(method: string, p: string, body?: unknown): Promise<T> {
-		for (let attempt = 1; ; attempt++) {
-			const res = await fetch(`${sb().baseUrl}${p}`, {
-				method,
-				headers: {
-					authorization: `Bearer ${sb().keys.pro}`,
-					...(body === undefined ? {} : { 'content-type': 'application/json' }),
-				},
-				body: body === undefined ? undefined : JSON.stringify(body),
-			});
-			if (res.status === 429 && attempt < 30) {
-				await res.text();
-				const seconds = Number(res.headers.get('retry-after') ?? '1');
-				await new Promise((r) =>
-					setTimeout(r, (Number.isFinite(seconds) ? seconds : 1) * 1000 + 250),
-				);
-				continue;
-			}
-			if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${await res.text()}`);
-			return (await res.json()) as T;
-		}
+		const res = await patientClient(sb(), sb().keys.pro)<T>(method, p, body);
+		if (res.status >= 300)
+			throw new Error(`${method} ${p}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+		return res.body;
 	}
 	/** The trigger's endpoint at the sandbox (at n8n's URL for the trigger). */
 	async function endpoint(): Promise<Json | undefined> {

@@ -3,7 +3,7 @@
  * key and the same records, with the order in which the sandbox handles their requests drawn by
  * fast-check's scheduler (`fc.scheduler()`), and n8n killed at a moment it draws too.
  *
- * - The crashed execution (`x`) runs in a child n8n process (test/engine/crashHarness.ts) that is
+ * - The crashed execution (`x`) runs in a child n8n process (test/harness/engine/crashHarness.ts) that is
  *   killed with SIGKILL; the other executions (`o1`, `o2`: the same workflow, or another workflow
  *   with the same job kind on the same records: generations of the same prompts, dubs of the same
  *   edit into the same languages) run in this process, as another main or a queue-mode worker of
@@ -31,7 +31,7 @@ import fc from 'fast-check';
 import type { IDataObject, IRunExecutionData, ITaskData, IWorkflowBase } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { GatedRequest, Sandbox } from '../../sandbox';
+import type { GatedRequest, Sandbox } from '../../../sandbox';
 import { client } from '../sandbox/helpers';
 import type { CrashedExecution } from '../engine/crashHarness';
 import { amend, crashExecution, retry } from '../engine/crashHarness';

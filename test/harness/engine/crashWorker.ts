@@ -4,13 +4,13 @@
  * engine (n8nHost.ts startExecution), the package's real nodes against the sandbox over HTTP, and
  * tells its parent over IPC everything n8n would have written before dying: each save of the
  * execution store (the database) and each event bus message (the event log). The parent kills
- * it with SIGKILL. Run as `node --import tsx test/engine/crashWorker.ts` with an IPC channel.
+ * it with SIGKILL. Run as `node --import tsx test/harness/engine/crashWorker.ts` with an IPC channel.
  */
 import type { IWorkflowBase } from 'n8n-workflow';
 
 import { ACTION_NODES } from '../actionNodes';
-import { POLLING } from '../../nodes/shared/jobs/poller';
-import { RETRY } from '../../nodes/shared/transport/retry';
+import { POLLING } from '../../../nodes/shared/jobs/poller';
+import { RETRY } from '../../../nodes/shared/transport/retry';
 import type { ExecutionStart, HostOptions } from './n8nHost';
 import { TestBinarySource } from './binaryData';
 import { startExecution } from './n8nHost';
@@ -59,7 +59,7 @@ export type WorkerMessage =
 
 for (const node of Object.values(ACTION_NODES))
 	NODE_TYPES[`n8n-nodes-mediagen.${node.description.name}`] = node;
-// the file node before an upload (the simulation's upload kind, test/sim/kinds.ts)
+// the file node before an upload (the simulation's upload kind, test/harness/sim/kinds.ts)
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
 const send = (m: WorkerMessage) => process.send?.(m);

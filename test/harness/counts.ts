@@ -5,10 +5,10 @@
  * files, the catalog and the prose of the README and docs/ with these
  * (test/unit/counts.test.ts).
  */
-import { MediaGenTrigger } from '../nodes/MediaGenTrigger/MediaGenTrigger.node';
-import { catalog } from '../nodes/shared/catalog';
-import { endpointsOf } from '../nodes/shared/catalog/versions';
-import { readSpecDocuments, writtenEndpoints } from '../scripts/extract-spec';
+import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { catalog } from '../../nodes/shared/catalog';
+import { endpointsOf } from '../../nodes/shared/catalog/versions';
+import { readSpecDocuments, writtenEndpoints } from '../../scripts/extract-spec';
 import { versionsOf } from './actionNodes';
 
 export interface Counts {

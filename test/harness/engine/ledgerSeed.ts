@@ -3,8 +3,8 @@
  * `bookLedger`), not by running the jobs: the credit budget's reads are measured against it
  * (test/engine/ledgerScale.test.ts, bench/ledgerRead.ts).
  */
-import type { Sandbox } from '../../sandbox';
-import type { LedgerBooking } from '../../sandbox/control';
+import type { Sandbox } from '../../../sandbox';
+import type { LedgerBooking } from '../../../sandbox/control';
 
 export const MONTH = {
 	/** The month seeded (MediaGen's clock is set inside it): January 2027, UTC. */

@@ -7,14 +7,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
-import type { DemoContext, Example } from '../../scripts/demoSetup';
+import type { DemoContext, Example } from '../../../scripts/demoSetup';
 import {
 	PACKAGE_NAME,
 	pairOf,
 	runExamplePair,
 	runManualExample,
 	runTriggerExample,
-} from '../../scripts/demoSetup';
+} from '../../../scripts/demoSetup';
 import { REPO_ROOT } from './n8n';
 
 /** The directory that is packed: the repository, or MEDIAGEN_E2E_PACK_DIR (a changed copy). */

@@ -10,7 +10,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import type { Call } from '../sandbox/helpers';
 import { until } from '../sandbox/helpers';
 import type { TestNode } from './harness';

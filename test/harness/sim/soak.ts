@@ -5,10 +5,10 @@
  * and the process's exit code.
  */
 import '../quiet';
-import { POLLING } from '../../nodes/shared/jobs/poller';
-import { RETRY } from '../../nodes/shared/transport/retry';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
+import { POLLING } from '../../../nodes/shared/jobs/poller';
+import { RETRY } from '../../../nodes/shared/transport/retry';
+import type { Sandbox } from '../../../sandbox';
+import { startSandbox } from '../../../sandbox';
 
 export function arg(name: string): string | undefined {
 	const i = process.argv.indexOf(`--${name}`);

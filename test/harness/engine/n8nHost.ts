@@ -64,7 +64,7 @@ export interface HostOptions {
 	/** The instance's other workflows, for Execute Workflow (by id). */
 	workflows?: IWorkflowBase[];
 	/**
-	 * Headers the nodes' authenticated requests carry (test/sim's mark of which execution sent a
+	 * Headers the nodes' authenticated requests carry (test/harness/sim's mark of which execution sent a
 	 * request; sub-executions carry their caller's).
 	 */
 	requestHeaders?: Record<string, string>;

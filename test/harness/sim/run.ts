@@ -1,6 +1,6 @@
 /**
  * One case of the simulation (./scenario.ts) against the sandbox, with the engine crash harness
- * (test/engine/crashHarness.ts): n8n-core runs the workflow in a child process killed with
+ * (test/harness/engine/crashHarness.ts): n8n-core runs the workflow in a child process killed with
  * SIGKILL, n8n's start-up recovery and Retry run it again, and the invariants of issue #36 are
  * checked on what the sandbox counted:
  * 1. no item of the logical run is charged twice (per request: at most as many jobs as rows
@@ -39,7 +39,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { ACTION_NODES } from '../actionNodes';
-import type { Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { client } from '../sandbox/helpers';
 import type { CrashedExecution, KillPoint } from '../engine/crashHarness';
 import {
@@ -51,7 +51,7 @@ import {
 	retry,
 } from '../engine/crashHarness';
 import { stalledInQueue, stopDuringRun } from '../engine/n8nRecovery';
-import { isRecoveredRun } from '../../nodes/shared/durable/identity';
+import { isRecoveredRun } from '../../../nodes/shared/durable/identity';
 import type { TestNode } from '../engine/harness';
 import { startWorkflow } from '../engine/harness';
 import { SavedExecutions } from '../engine/savedExecutions';

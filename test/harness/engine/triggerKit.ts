@@ -8,10 +8,10 @@ import { dirname } from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { KEEPER } from '../../nodes/MediaGenTrigger/catchUp';
-import { DEACTIVATION, deactivationsSettled } from '../../nodes/MediaGenTrigger/registration';
-import { DELIVERY_RECOVERY } from '../../nodes/shared/webhooks/deliveries';
-import { sign } from '../../sandbox/hooks';
+import { KEEPER } from '../../../nodes/MediaGenTrigger/catchUp';
+import { DEACTIVATION, deactivationsSettled } from '../../../nodes/MediaGenTrigger/registration';
+import { DELIVERY_RECOVERY } from '../../../nodes/shared/webhooks/deliveries';
+import { sign } from '../../../sandbox/hooks';
 import { useSandbox } from './setup';
 import { FakeN8n } from './triggerHarness';
 import { sleep, until } from '../sandbox/helpers';

@@ -10,7 +10,7 @@
  * stretches of failed jobs); a job cancelled outside n8n (its reservation returned); MediaGen's
  * clock stepped or turned past the period's end; a new n8n process (what one process keeps of
  * the ledger forgotten, as a queue-mode worker starting). The runs are the real nodes in
- * n8n-core's engine (test/engine/harness.ts), over real HTTP to the sandbox; every request
+ * n8n-core's engine (test/harness/engine/harness.ts), over real HTTP to the sandbox; every request
  * carries its execution's mark and passes the sandbox's gate, which notes when it came and what
  * it was answered (the ledger's newest entry and MediaGen's clock at each read of the ledger).
  *
@@ -37,12 +37,12 @@ import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import fc from 'fast-check';
 
-import { forgetLedgers } from '../../nodes/shared/budget/ledgerRead';
-import type { BudgetPeriod } from '../../nodes/shared/budget/settings';
-import { periodWindow } from '../../nodes/shared/budget/settings';
-import type { Sandbox } from '../../sandbox';
-import type { LedgerBooking } from '../../sandbox/control';
-import { clock } from '../../sandbox/clock';
+import { forgetLedgers } from '../../../nodes/shared/budget/ledgerRead';
+import type { BudgetPeriod } from '../../../nodes/shared/budget/settings';
+import { periodWindow } from '../../../nodes/shared/budget/settings';
+import type { Sandbox } from '../../../sandbox';
+import type { LedgerBooking } from '../../../sandbox/control';
+import { clock } from '../../../sandbox/clock';
 import type { RunResult, TestCredentials } from '../engine/harness';
 import { chain, startWorkflow } from '../engine/harness';
 import { generationCreate, newEdit, nodeFactory, rl } from '../engine/setup';

@@ -18,9 +18,9 @@ import * as path from 'node:path';
 
 import type { IWorkflowBase } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/jobs/poller';
-import { RETRY } from '../../nodes/shared/transport/retry';
-import type { RequestEvent, Sandbox } from '../../sandbox';
+import { POLLING } from '../../../nodes/shared/jobs/poller';
+import { RETRY } from '../../../nodes/shared/transport/retry';
+import type { RequestEvent, Sandbox } from '../../../sandbox';
 import type { CrashTask, WorkerMessage } from './crashWorker';
 import type { RunOptions, RunResult } from './harness';
 import { startWorkflow } from './harness';
@@ -32,7 +32,7 @@ import { SavedExecutions } from './savedExecutions';
 export { recover, amend, prepareRetry } from './n8nRecovery';
 
 const WORKER = path.join(__dirname, 'crashWorker.ts');
-const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 /**
  * When the process dies:

@@ -5,14 +5,14 @@
  */
 import type { IVersionedNodeType } from 'n8n-workflow';
 
-import { MediaGen } from '../nodes/MediaGen/MediaGen.node.ts';
-import { MediaGen3d } from '../nodes/MediaGen3d/MediaGen3d.node.ts';
-import { MediaGenAds } from '../nodes/MediaGenAds/MediaGenAds.node.ts';
-import { MediaGenAgent } from '../nodes/MediaGenAgent/MediaGenAgent.node.ts';
-import { MediaGenCanvas } from '../nodes/MediaGenCanvas/MediaGenCanvas.node.ts';
-import { MediaGenCinema } from '../nodes/MediaGenCinema/MediaGenCinema.node.ts';
-import { MediaGenEditor } from '../nodes/MediaGenEditor/MediaGenEditor.node.ts';
-import { MediaGenInfluencer } from '../nodes/MediaGenInfluencer/MediaGenInfluencer.node.ts';
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node.ts';
+import { MediaGen3d } from '../../nodes/MediaGen3d/MediaGen3d.node.ts';
+import { MediaGenAds } from '../../nodes/MediaGenAds/MediaGenAds.node.ts';
+import { MediaGenAgent } from '../../nodes/MediaGenAgent/MediaGenAgent.node.ts';
+import { MediaGenCanvas } from '../../nodes/MediaGenCanvas/MediaGenCanvas.node.ts';
+import { MediaGenCinema } from '../../nodes/MediaGenCinema/MediaGenCinema.node.ts';
+import { MediaGenEditor } from '../../nodes/MediaGenEditor/MediaGenEditor.node.ts';
+import { MediaGenInfluencer } from '../../nodes/MediaGenInfluencer/MediaGenInfluencer.node.ts';
 
 export const ACTION_NODES: Record<string, IVersionedNodeType> = {
 	mediaGen: new MediaGen(),

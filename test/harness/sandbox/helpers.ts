@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev-only code (sandbox, tests, scripts): never published, see package.json "files" */
 /** Small real-HTTP client for the sandbox tests. */
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../sandbox';
 
 // Tests read response bodies freely; a body's shape is what each test asserts.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -49,7 +49,7 @@ export function patientClient(sb: Sandbox, key: string | undefined): Call {
 	return async (method, path, body, headers) => {
 		for (let attempt = 0; ; attempt++) {
 			const res = await call(method, path, body, headers);
-			if (res.status !== 429 || attempt >= 10) return res;
+			if (res.status !== 429 || attempt >= 30) return res;
 			await sleep(Math.max(1, Number(res.headers.get('retry-after') ?? 1)) * 1000);
 		}
 	};

@@ -24,7 +24,7 @@ import type { TestNode } from '../engine/harness';
 import { NODE_TYPES } from '../engine/n8nTypes';
 import { nodeFactory, rl } from '../engine/setup';
 
-// the file node before an upload (its port in the crash harness's child: test/engine/crashWorker.ts)
+// the file node before an upload (its port in the crash harness's child: test/harness/engine/crashWorker.ts)
 NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
 type Api = ReturnType<typeof client>;
@@ -120,7 +120,7 @@ export const moreItem = (kind: MoreKind, row: string, records: MoreRecords): IDa
 
 /**
  * The node(s) of a row's job: the MediaGen node; for uploads a node before it that gives each
- * item its file (test/engine/binaryData.ts TestBinarySource, from the item's base64).
+ * item its file (test/harness/engine/binaryData.ts TestBinarySource, from the item's base64).
  */
 export function moreNodes(kind: MoreKind, records: MoreRecords): TestNode[] {
 	if (kind === 'canvas')

@@ -12,10 +12,10 @@ import type {
 	IVersionedNodeType,
 } from 'n8n-workflow';
 
-import { POLLING } from '../../nodes/shared/jobs/poller';
-import { RETRY } from '../../nodes/shared/transport/retry';
-import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
+import { POLLING } from '../../../nodes/shared/jobs/poller';
+import { RETRY } from '../../../nodes/shared/transport/retry';
+import type { Sandbox } from '../../../sandbox';
+import { startSandbox } from '../../../sandbox';
 import { client, startedLater } from '../sandbox/helpers';
 import type { BinaryDataSetup, BinaryMode } from './binaryData';
 import { setupBinaryData } from './binaryData';

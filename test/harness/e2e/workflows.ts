@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-import type { DemoContext, SetupOptions } from '../../scripts/demoSetup';
-import { SANDBOX_CREDENTIAL, setupDemo } from '../../scripts/demoSetup';
+import type { DemoContext, SetupOptions } from '../../../scripts/demoSetup';
+import { SANDBOX_CREDENTIAL, setupDemo } from '../../../scripts/demoSetup';
 import type { N8nWorkflow } from './n8n';
 import { hasBuiltPackage, REPO_ROOT } from './n8n';
 

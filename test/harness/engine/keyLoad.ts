@@ -6,7 +6,7 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 
 export interface KeyLoad {
 	/** Every answer so far: when it was sent (ms) and its status (0: no answer). */

@@ -15,9 +15,9 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper } from 'n8n-workflow';
 
-import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
+import { MediaGenApi } from '../../../credentials/MediaGenApi.credentials';
 // The explicit .ts: tsx (benchmarks) would otherwise resolve MediaGen.node to the codex .json.
-import { MediaGen } from '../../nodes/MediaGen/MediaGen.node.ts';
+import { MediaGen } from '../../../nodes/MediaGen/MediaGen.node.ts';
 import type { SavedExecutions } from './savedExecutions';
 import {
 	ExecuteWorkflow,

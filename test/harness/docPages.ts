@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-export const ROOT = resolve(__dirname, '..');
+export const ROOT = resolve(__dirname, '..', '..');
 export const README = 'README.md';
 
 /** A file of the repository as text (path from the repository root). */

@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const RUNTIME_SCRIPT = path.join(REPO_ROOT, 'scripts', 'n8n-runtime.sh');
 
 /** True when the real-n8n tests should run (MEDIAGEN_E2E=1). */

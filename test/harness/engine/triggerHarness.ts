@@ -46,8 +46,8 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 
-import { checkSlot, recoveriesSettled } from '../../nodes/MediaGenTrigger/catchUp';
-import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+import { checkSlot, recoveriesSettled } from '../../../nodes/MediaGenTrigger/catchUp';
+import { MediaGenTrigger } from '../../../nodes/MediaGenTrigger/MediaGenTrigger.node';
 import { createAdditionalData, NODE_TYPES, NodeTypes, type RunOptions } from './harness';
 import { N8nResponseError, parseRequestBody, rawBodyReader } from './n8nRequest';
 

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 
-import type { Sandbox } from '../../sandbox';
+import type { Sandbox } from '../../../sandbox';
 import type { ConcurrentScenario } from './concurrent';
 import { concurrentScenario, runConcurrentCase } from './concurrent';
 import type { CaseResult } from './run';
