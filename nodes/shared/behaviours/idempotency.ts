@@ -49,6 +49,30 @@ export function addIdempotencyKey(ctx: IExecuteFunctions, plan: ItemPlan, run: R
 	);
 }
 
+/**
+ * Sets an item's default key to one of this execution alone (its execution id in the material):
+ * another run of the same identity (a sub-workflow's other call, an earlier iteration that took
+ * the job under the shared key) holds the shared one. No-op with the user's own key.
+ */
+export function useKeyOfThisExecution(
+	ctx: IExecuteFunctions,
+	plan: ItemPlan,
+	run: RunState,
+): boolean {
+	if (plan.ownKey || !run.identity || !plan.requestId) return false;
+	setIdempotencyKey(
+		plan,
+		defaultIdempotencyKey({
+			token: run.identity.token,
+			nodeId: ctx.getNode().id,
+			position: run.position,
+			request: plan.requestId,
+			execution: String(ctx.getExecutionId() ?? ''),
+		}),
+	);
+	return true;
+}
+
 /** Sets the key of an item's request, in the header and where the spec names a body key. */
 export function setIdempotencyKey(plan: ItemPlan, key: string): void {
 	const { endpoint, request } = plan;

@@ -9,7 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Endpoint } from '../catalog/dsl';
 import type { CollectQuery } from '../durable/collect';
 import { collectByProvenance } from '../durable/collect';
-import { defaultIdempotencyKey, PROVENANCE_KEY, provenanceOf } from '../durable/identity';
+import { PROVENANCE_KEY, provenanceOf } from '../durable/identity';
 import { jobOfReusedKey } from '../durable/recovery';
 import type { PreparedRequest } from '../fields/request';
 import { checkMaxCredits, estimateCredits } from '../jobs/credits';
@@ -20,7 +20,7 @@ import type { PendingJob } from '../jobs/poller';
 import { pendingJob } from '../jobs/poller';
 import { asNodeError, isReusedKey } from '../transport/errors';
 import type { Behaviour, BehaviourProperties, ItemPlan, RunState } from './behaviour';
-import { setIdempotencyKey } from './idempotency';
+import { useKeyOfThisExecution } from './idempotency';
 import {
 	binaryProperty,
 	identifyRequest,
@@ -247,32 +247,24 @@ async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState)
 	} catch (error) {
 		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
 		const lookup = run.lookup;
-		const identity = run.identity;
-		const requestId = plan.requestId;
-		const ownSend =
-			lookup && !plan.ownKey && identity && requestId
-				? async () => {
-						setIdempotencyKey(
-							plan,
-							defaultIdempotencyKey({
-								token: identity.token,
-								nodeId: ctx.getNode().id,
-								position: run.position,
-								request: requestId,
-								execution: String(ctx.getExecutionId() ?? ''),
-							}),
-						);
-						return await send().catch((e: unknown) => {
-							throw asNodeError(ctx, e, itemIndex);
-						});
-					}
-				: undefined;
+		const ownSend = async () => {
+			if (!useKeyOfThisExecution(ctx, plan, run)) return undefined;
+			return await send().catch((e: unknown) => {
+				throw asNodeError(ctx, e, itemIndex);
+			});
+		};
 		// a sub-execution of a retried parent found its own call's jobs by provenance before
 		// sending: a job under its key is another call's (calls.ts)
 		const otherCall = lookup?.subOfRetried && plan.endpoint.job?.recover?.by === 'provenance';
-		if (ownSend && (!lookup?.retrying || otherCall)) return await ownSend();
+		if (lookup && (!lookup.retrying || otherCall)) {
+			const sent = await ownSend();
+			if (sent) return sent;
+		}
 		const found = lookup && (await jobOfReusedKey(lookup, plan));
-		if (found && 'taken' in found && ownSend) return await ownSend();
+		if (found && 'taken' in found) {
+			const sent = await ownSend();
+			if (sent) return sent;
+		}
 		if (found && 'jobs' in found) return found.jobs;
 		if (found && 'unsure' in found)
 			throw new NodeOperationError(

@@ -15,9 +15,9 @@ import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
 import { jobsOutputBefore } from '../durable/calls';
-import { defaultIdempotencyKey, establishRun, repeatsInExecution } from '../durable/identity';
+import { establishRun, repeatsInExecution } from '../durable/identity';
 import { Lookups } from '../durable/lookups';
-import { setIdempotencyKey } from '../behaviours/idempotency';
+import { useKeyOfThisExecution } from '../behaviours/idempotency';
 import type { SavedView } from '../durable/memory';
 import { runMemory } from '../durable/memory';
 
@@ -155,17 +155,7 @@ async function keysOfOtherCalls(run: StartingRun, lookup: Lookup): Promise<void>
 		.catch(() => undefined);
 	const held = new Set(read?.records.map((r) => String(r.idempotency_key ?? '')));
 	for (const plan of plans) {
-		if (!held.has(String(plan.request.idempotencyKey))) continue;
-		setIdempotencyKey(
-			plan,
-			defaultIdempotencyKey({
-				token: identity.token,
-				nodeId: ctx.getNode().id,
-				position: run.position,
-				request: String(plan.requestId),
-				execution: String(ctx.getExecutionId() ?? ''),
-			}),
-		);
+		if (held.has(String(plan.request.idempotencyKey))) useKeyOfThisExecution(ctx, plan, run);
 	}
 }
 
