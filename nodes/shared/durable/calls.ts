@@ -188,10 +188,37 @@ export function jobsOutputBefore(ctx: IExecuteFunctions): string[] {
 			} catch {
 				continue; // not run in this execution
 			}
-			for (const item of items) if (typeof item.json?.id === 'string') ids.push(item.json.id);
+			ids.push(...jobIdsOf(items));
 		}
 	} catch {
 		return ids;
+	}
+	return ids;
+}
+
+/** The job ids among output items (their `id`). */
+const jobIdsOf = (items: Array<{ json?: IDataObject } | null | undefined>) =>
+	items.flatMap((item) => (typeof item?.json?.id === 'string' ? [item.json.id] : []));
+
+/**
+ * In a sub-execution, the ids of the jobs this node output in the sub-executions n8n created for
+ * the same parent run before this one (its earlier calls: ids between the parent's and its own,
+ * at most CALLS.maxBetween read): never this call's own. A keyed kind (no provenance) in a
+ * sub-workflow called twice with the same items derives one key in both calls: in the parent's
+ * Retry the second call would get the first call's job back under it (spec credit rule 6).
+ */
+export async function jobsOfEarlierCalls(ctx: IExecuteFunctions): Promise<string[]> {
+	const me = await withParent(ctx, String(ctx.getExecutionId() ?? ''));
+	const selfNo = numberOf(me.self.id);
+	const parentNo = me.parent && numberOf(me.parent.id);
+	if (!me.parent || selfNo === undefined || parentNo === undefined) return [];
+	const name = ctx.getNode().name;
+	const ids: string[] = [];
+	for (let n = Math.max(parentNo + 1, selfNo - CALLS.maxBetween); n < selfNo; n++) {
+		const data = await savedExecutionData(ctx, String(n));
+		if (parentOf(data) !== me.parent.id) continue;
+		for (const run of data?.resultData?.runData?.[name] ?? [])
+			for (const output of run.data?.main ?? []) ids.push(...jobIdsOf(output ?? []));
 	}
 	return ids;
 }

@@ -14,7 +14,7 @@ import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
-import { jobsOutputBefore } from '../durable/calls';
+import { jobsOfEarlierCalls, jobsOutputBefore } from '../durable/calls';
 import { establishRun, repeatsInExecution } from '../durable/identity';
 import { Lookups } from '../durable/lookups';
 import { useKeyOfThisExecution } from '../behaviours/idempotency';
@@ -126,17 +126,22 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 }
 
 /**
- * A new sub-execution (Execute Workflow, not a retry) derives its default Idempotency-Keys from
- * its parent's run and its items: every call of the sub-workflow with the same items (two
- * branches, a loop) derives the same ones. For a kind whose body carries no provenance, MediaGen
- * answers a key another call sent with that call's job (the same key and body: no 409, spec
- * credit rule 6). So a key MediaGen holds a generation under, made since the parent run began,
- * is another call's: the item is sent under a key of this execution, as after a 409
- * (../behaviours/job.ts). Items this execution sent before (Retry On Fail) keep their key.
+ * A sub-execution (Execute Workflow) derives its default Idempotency-Keys from its parent's run
+ * and its items: every call of the sub-workflow with the same items (two branches, a loop)
+ * derives the same ones. For a kind whose body carries no provenance, MediaGen answers a key
+ * another call sent with that call's job (the same key and body: no 409, spec credit rule 6).
+ * So in a new sub-execution a key MediaGen holds a generation under, made since the parent run
+ * began, is another call's; in a sub-execution of a retried parent, a key held by a job that an
+ * earlier call of this parent run output (jobsOfEarlierCalls; those jobs are claimed too). The
+ * item is sent under a key of this execution, as after a 409 (../behaviours/job.ts). Items this
+ * execution sent before (Retry On Fail) keep their key.
  */
 async function keysOfOtherCalls(run: StartingRun, lookup: Lookup): Promise<void> {
 	const { ctx, identity } = run;
-	if (lookup.retrying || !identity?.sub) return;
+	if ((lookup.retrying && !lookup.subOfRetried) || !identity?.sub) return;
+	const earlier = lookup.subOfRetried ? new Set(await jobsOfEarlierCalls(ctx)) : undefined;
+	for (const id of earlier ?? []) lookup.claimed.add(id);
+	if (earlier && !earlier.size) return;
 	const plans = run.plans.filter(
 		(p) =>
 			p.job &&
@@ -153,7 +158,11 @@ async function keysOfOtherCalls(run: StartingRun, lookup: Lookup): Promise<void>
 		.generations('lostTry')
 		.records()
 		.catch(() => undefined);
-	const held = new Set(read?.records.map((r) => String(r.idempotency_key ?? '')));
+	const held = new Set(
+		read?.records
+			.filter((r) => !earlier || earlier.has(String(r.id)))
+			.map((r) => String(r.idempotency_key ?? '')),
+	);
 	for (const plan of plans) {
 		if (held.has(String(plan.request.idempotencyKey))) useKeyOfThisExecution(ctx, plan, run);
 	}

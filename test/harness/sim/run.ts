@@ -704,14 +704,6 @@ const uploadLimit = (s: Scenario, first: FirstRun) =>
  */
 function statedLimit(s: Scenario, first: FirstRun, after: string[]): (v: string) => boolean {
 	if (uploadLimit(s, first)) return (v) => /^[13]:/.test(v);
-	// the open finding of docs/batches.md: a keyed kind without provenance in a sub-workflow
-	// called twice, the parent retried after the first call's job only: both calls get it
-	if (
-		s.kind === 'character' &&
-		(s.shape === 'subTwice' || s.shape === 'subSeq') &&
-		first.status !== 'success'
-	)
-		return (v) => v.startsWith('4: both calls');
 	if (s.kind !== 'canvas') return () => false;
 	const read = new Set(asked(s, after));
 	return (v) => {
