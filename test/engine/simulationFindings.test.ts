@@ -649,19 +649,42 @@ onBothMajors(
 	],
 );
 
-describe('n8n 1.x, progress saving off, nothing of the lost try saved (open: docs/batches.md)', () => {
-	// fails today: the Retry's data is the execution's start, which names nothing of it in 1.x
-	test.skip('queue mode, the worker lost without its event log: the generation is not made again', async () => {
-		const s: Scenario = {
-			...base,
-			n8nMajor: 1,
-			shape: 'plain',
-			rows: ['C'],
-			adversary: { settings: {}, queue: 'crashedNoLog' },
-		};
-		const result = await runCase(sb, s, creds());
-		expect([...result.violations, ...result.known]).toEqual([]);
-	}, 120_000);
+/**
+ * n8n 1.x, progress saving off, nothing of the lost try saved (adversary seeds 4401, 4402): the
+ * Retry's data names nothing of its lost try (1.x saves no resumeToken, no execution context),
+ * so its Generation → Create jobs were made again, charged twice, the first named nowhere. Now
+ * the jobs of another execution that saved nothing to compare with are not taken and not made
+ * again: the item is refused and they are named (durable/unproven.ts).
+ */
+const blindRetry: Scenario = { ...base, n8nMajor: 1, shape: 'plain', rows: ['A', 'B'] };
+describe('n8n 1.x, progress saving off, nothing of the lost try saved', () => {
+	test.each([
+		[
+			'queue mode, the worker lost after both creates, without its event log',
+			{ kill: { at: 'after' }, adversary: { settings: {}, queue: 'crashedNoLog' } },
+			/crash creates 2, retry creates 0, retry refused/,
+		],
+		[
+			'Stop after the first create, its Retry killed at its own create, Retry again',
+			{
+				kill: { at: 'none' },
+				adversary: {
+					settings: {},
+					stop: { at: 'create', k: 1 },
+					retryKill: { at: 'create', k: 1 },
+				},
+			},
+			/crash creates 1, retry crash creates 1, retry creates 0, retry refused/,
+		],
+	] as Array<[string, Partial<Scenario>, RegExp]>)(
+		'%s: nothing made again, the lost jobs named',
+		async (_name, change, summary) => {
+			const result = await runCase(sb, { ...blindRetry, ...change }, creds());
+			expect([...result.violations, ...result.known]).toEqual([]);
+			expect(result.summary).toMatch(summary);
+		},
+		120_000,
+	);
 });
 
 /**

@@ -12,6 +12,7 @@ import type { ChargedRule, RecoverRule } from '../catalog/dsl';
 import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
+import { unprovenHit, unprovenRuns } from './unproven';
 import type { Provenance } from './identity';
 import { defaultIdempotencyKey, loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -176,6 +177,7 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 
 	let own: Map<string, IDataObject[]> | undefined;
 	let others: Map<string, IDataObject[]> | undefined;
+	let unproven = new Map<string, IDataObject[]>();
 	let elsewhere: Array<[string, IDataObject[]]> = [];
 	const slotJobs = (map: Map<string, IDataObject[]>, plan: RecoverablePlan) =>
 		(plan.requestId ? map.get(plan.requestId) : undefined) ?? map.get(`item:${plan.itemIndex}`);
@@ -191,6 +193,7 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 				own = bySlot(await ownProvenance(lookup, records));
 				others = bySlot(lookup.subOfRetried ? otherExecutions(lookup, records) : []);
 				elsewhere = [...bySlot(await otherPositions(lookup, records), true)];
+				unproven = bySlot(await unprovenRuns(lookup, records));
 			}
 			// in a loop, the lost try's job for this request at another position (rows added,
 			// removed or moved before the Retry shift the iterations), the earliest not taken
@@ -205,6 +208,11 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 			else if (call?.unsure.length)
 				result.unsure.set(plan.itemIndex, otherCallHit(call.unsure.map((j) => String(j.id))));
 			else if (free(call?.jobs)) claim(plan.itemIndex, call!.jobs);
+			else if (free(slotJobs(unproven, plan)))
+				result.unsure.set(
+					plan.itemIndex,
+					unprovenHit(slotJobs(unproven, plan)!.map((j) => String(j.id))),
+				);
 			else if (!(await window.records()).complete)
 				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.band()));
 			continue;

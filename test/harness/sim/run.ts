@@ -713,22 +713,15 @@ function statedLimit(s: Scenario, first: FirstRun, after: string[]): (v: string)
 }
 
 /**
- * The open findings docs/batches.md names (the adversary's queue mode and Stop, seeds 4401 and
- * 4402), reported, not failed: (1) n8n 1.x saves nothing unique with an execution's start (no
- * resumeToken, no execution context), so with progress saving off, a Retry from that data alone
- * cannot tell its lost try's generations from another execution's: after a worker lost without
- * its event log, and after a Stop whose Retry was killed in turn (the second Retry's data no
- * longer names the stopped execution), the lost try's job is made again and named nowhere;
- * (2) MediaGen in a sub-workflow, the parent's worker lost without its event log: nothing in the
- * parent's data tells the new sub-executions that the parent is a Retry, and they send again
- * what the lost ones made (without the keys, a day later, or a record-matched kind).
+ * The open finding docs/batches.md names (the adversary's queue mode, seed 4402), reported, not
+ * failed: MediaGen in a sub-workflow, the parent's worker lost without its event log: nothing in
+ * the parent's data tells the new sub-executions that the parent is a Retry, and they send again
+ * what the lost ones made (without the keys, a day later, or a record-matched kind). (n8n 1.x's
+ * Retry that saved nothing of its lost try, seed 4401, was open too: it now refuses and names
+ * the jobs it cannot tell, durable/unproven.ts.)
  */
 const knownOpenModes = (s: Scenario) =>
-	(s.n8nMajor === 1 &&
-		!s.progress &&
-		s.kind === 'generation' &&
-		(s.adversary?.queue === 'crashedNoLog' || (!!s.adversary?.stop && !!s.adversary.retryKill))) ||
-	(s.adversary?.queue === 'crashedNoLog' && ['sub', 'subTwice', 'subSeq'].includes(s.shape));
+	s.adversary?.queue === 'crashedNoLog' && ['sub', 'subTwice', 'subSeq'].includes(s.shape);
 
 export interface CaseResult {
 	violations: string[];

@@ -1,0 +1,51 @@
+/**
+ * Provenance a Retry can neither claim nor rule out. n8n 1.x saves nothing unique with an
+ * execution's start (no resumeToken, no execution context), so a Retry there knows its lost try
+ * only by the start times of the nodes before this one that both saved (identity.ts
+ * fingerprintOf). An execution that saved none (a queue-mode worker lost without its event log:
+ * its data as saved at its start; Stop without progress saving: the data of its start; an
+ * execution still running without progress saving) has nothing to compare: its jobs may be the
+ * lost try's. They are not taken and not made again: the item is refused and they are named
+ * (docs/batches.md).
+ */
+import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
+
+import type { Provenance } from './identity';
+import { fingerprintOf, nodesBefore, savedExecutionData } from './identity';
+import type { Lookup } from './lookups';
+import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
+
+/**
+ * In n8n's Retry of a run without a saved identity (n8n 1.x), this node's and position's
+ * provenance records made by other executions whose saved data holds no first run of a node
+ * before this one (read: at most RECOVERY.maxExecutions executions). An execution whose data
+ * cannot be read any more is not counted: n8n keeps a crashed or canceled execution (the lost
+ * try), and deletes a successful one the workflow does not save.
+ */
+export async function unprovenRuns(
+	lookup: Lookup,
+	records: IDataObject[],
+): Promise<Array<{ record: IDataObject; p: Provenance }>> {
+	const { ctx, identity } = lookup;
+	if (!lookup.retrying || lookup.subOfRetried || identity.durable) return [];
+	const self = String(ctx.getExecutionId() ?? '');
+	const own = new Set((await ownProvenance(lookup, records)).map((c) => String(c.record.id)));
+	const candidates = positionProvenance(lookup, records).filter(
+		(c) => c.p.executionId !== self && !own.has(String(c.record.id)),
+	);
+	const blind = new Map<string, boolean>();
+	for (const id of [...new Set(candidates.map((c) => c.p.executionId))].slice(
+		0,
+		RECOVERY.maxExecutions,
+	)) {
+		const data: IRunExecutionData | undefined = await savedExecutionData(ctx, id);
+		const name = candidates.find((c) => c.p.executionId === id)?.p.node ?? ctx.getNode().name;
+		blind.set(id, !!data && fingerprintOf(data, name, nodesBefore(ctx, name)) === undefined);
+	}
+	return candidates.filter((c) => blind.get(c.p.executionId));
+}
+
+/** The reason an item whose request such a record holds is refused. */
+export function unprovenHit(ids: string[]): string {
+	return `MediaGen holds ${ids.join(', ')} for this item's request, made by another execution of this node that n8n saved nothing of (n8n 1.x without Save Execution Progress: a queue-mode worker lost, a Stop): it may be the lost try's, and the node cannot tell`;
+}
