@@ -190,10 +190,11 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 			const window = lookups.generations('lostTry');
 			if (!own || !others) {
 				const { records } = await window.records();
-				own = bySlot(await ownProvenance(lookup, records));
+				const mine = await ownProvenance(lookup, records);
+				own = bySlot(mine);
 				others = bySlot(lookup.subOfRetried ? otherExecutions(lookup, records) : []);
 				elsewhere = [...bySlot(await otherPositions(lookup, records), true)];
-				unproven = bySlot(await unprovenRuns(lookup, records));
+				unproven = bySlot(await unprovenRuns(lookup, records, mine));
 			}
 			// in a loop, the lost try's job for this request at another position (rows added,
 			// removed or moved before the Retry shift the iterations), the earliest not taken

@@ -13,23 +13,25 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 import type { Provenance } from './identity';
 import { fingerprintOf, nodesBefore, savedExecutionData } from './identity';
 import type { Lookup } from './lookups';
-import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
+import { positionProvenance, RECOVERY } from './lookups';
 
 /**
  * In n8n's Retry of a run without a saved identity (n8n 1.x), this node's and position's
  * provenance records made by other executions whose saved data holds no first run of a node
  * before this one (read: at most RECOVERY.maxExecutions executions). An execution whose data
  * cannot be read any more is not counted: n8n keeps a crashed or canceled execution (the lost
- * try), and deletes a successful one the workflow does not save.
+ * try), and deletes a successful one the workflow does not save. `mine`: what ownProvenance
+ * found of the lost try (read once by the caller).
  */
 export async function unprovenRuns(
 	lookup: Lookup,
 	records: IDataObject[],
+	mine: Array<{ record: IDataObject }>,
 ): Promise<Array<{ record: IDataObject; p: Provenance }>> {
 	const { ctx, identity } = lookup;
 	if (!lookup.retrying || lookup.subOfRetried || identity.durable) return [];
 	const self = String(ctx.getExecutionId() ?? '');
-	const own = new Set((await ownProvenance(lookup, records)).map((c) => String(c.record.id)));
+	const own = new Set(mine.map((c) => String(c.record.id)));
 	const candidates = positionProvenance(lookup, records).filter(
 		(c) => c.p.executionId !== self && !own.has(String(c.record.id)),
 	);
