@@ -688,6 +688,44 @@ describe('n8n 1.x, progress saving off, nothing of the lost try saved', () => {
 });
 
 /**
+ * MediaGen in a sub-workflow, the parent's queue-mode worker lost without its event log (the
+ * adversary's seed 4402, its 9th case; open until durable/parentRun.ts): n8n marks the parent
+ * crashed without amending it, and the sub-executions of its Retry did not know their parent was
+ * a Retry: every kind below sent again what the lost calls had made (two charged per row, the
+ * first named nowhere), on 2.x and 1.x, progress saving off and on. Now a Retry's parent is told
+ * by the context it hands its sub-executions (1.x: `source: 'retry'`) or by its lost try below
+ * it with the same resumeToken (2.x): the jobs are taken, or refused and named.
+ */
+const lostWorker: Scenario = {
+	...base,
+	rows: ['A', 'B'],
+	kill: { at: 'after' },
+	adversary: { settings: {}, queue: 'crashedNoLog' },
+};
+onBothMajors(
+	'a sub-workflow, the parent’s queue-mode worker lost without its event log',
+	lostWorker,
+	[
+		['Generation → Create, killed after both creates', {}, /crash creates 2, retry creates 0/],
+		[
+			'Generation → Create, progress saved, killed at the second create',
+			{ progress: true, kill: { at: 'create', k: 2 } },
+			/crash creates 2, retry creates 0/,
+		],
+		[
+			'Edit → Dub, called from two branches',
+			{ kind: 'dub', shape: 'subTwice' },
+			/crash creates 4, retry creates 0/,
+		],
+		[
+			'Character → Generate (keyed), called twice in a row',
+			{ kind: 'character', shape: 'subSeq' },
+			/crash creates 4, retry creates 0/,
+		],
+	],
+);
+
+/**
  * Edit → Dub, Stop while the node waits (it cancels the dub at MediaGen), Retry of the canceled
  * execution (adversary seed 4404, case 18): the Retry found the cancelled dub by its record and
  * took it, and the item failed "Job … cancelled", until recovery.ts left cancelled jobs out of

@@ -20,19 +20,14 @@ import {
 	parentOf,
 	savedExecutionData,
 } from './identity';
+import type { Saved } from './identity';
 
 export const CALLS = {
 	/** Executions read at most between a parent's id and its sub-execution's. */
 	maxBetween: 25,
 };
 
-/** An execution's id and its saved data. */
-export interface Saved {
-	id: string;
-	data: IRunExecutionData | undefined;
-}
-
-const numberOf = (id: string) => (/^\d+$/.test(id) ? Number(id) : undefined);
+export const numberOf = (id: string) => (/^\d+$/.test(id) ? Number(id) : undefined);
 
 /**
  * What a sub-execution was called with, as a hash of its start items' JSON: the start entry of
@@ -122,6 +117,16 @@ export function sameParentRun(now: Saved, lost: Saved): boolean {
 	return firsts.length > 0 && firsts.every(([name, t, i]) => mine.get(name) === `${t}:${i}`);
 }
 
+/**
+ * A parent whose saved data holds nothing to compare with another run's (no anchor, no first run
+ * of a node: n8n 1.x without progress saving, its worker lost, or still running): the calls it
+ * made may be this run's lost try's, and nothing tells (durable/unproven.ts, the same for a
+ * run's own node). A parent whose data n8n deleted (a success the workflow does not save) is
+ * not a lost try.
+ */
+const savedNothing = (parent: Saved) =>
+	!!parent.data && !anchorOf(parent.data) && firstRunsOf(parent.data).length === 0;
+
 /** A sub-execution's data and its parent's, as saved now. */
 export async function withParent(
 	ctx: IExecuteFunctions,
@@ -154,7 +159,10 @@ export async function sameCallJobs(
 			out.unsure.push(...list);
 			continue;
 		}
-		if (!sameParentRun(me.parent, them.parent)) continue;
+		if (!sameParentRun(me.parent, them.parent)) {
+			if (savedNothing(them.parent)) out.unsure.push(...list);
+			continue;
+		}
 		// the parent's rows changed before its Retry: which call had which items cannot be told
 		const sameInput = callItemsOf(them.self.data) === callItemsOf(me.self.data);
 		const rank = sameInput ? await callRank(ctx, them.self, them.parent) : undefined;

@@ -146,6 +146,12 @@ export async function savedExecutionData(
 	}
 }
 
+/** An execution's id and its saved data. */
+export interface Saved {
+	id: string;
+	data: IRunExecutionData | undefined;
+}
+
 /** A sub-execution's parent, as n8n 2.x and 1.x save it (`parentExecution`), if any. */
 export function parentOf(data: IRunExecutionData | undefined): string | undefined {
 	const id = (data as { parentExecution?: { executionId?: unknown } } | undefined)?.parentExecution
@@ -338,6 +344,7 @@ export interface EstablishedRun {
 export async function establishRun(
 	ctx: IExecuteFunctions,
 	runIndex: number,
+	parentRetried?: (self: Saved, parent: Saved) => Promise<boolean>,
 ): Promise<EstablishedRun> {
 	let view = rememberedView(ctx);
 	if (!view) {
@@ -346,6 +353,9 @@ export async function establishRun(
 		const parent = parentId ? await savedExecutionData(ctx, parentId) : undefined;
 		const identity = identityOf(ctx, saved, rememberedToken(ctx), parent);
 		view = savedViewOf(ctx, saved, identity, parent);
+		const self = { id: view.executionId, data: saved };
+		if (parentId && !view.parentRecovered && parentRetried)
+			view.parentRecovered = await parentRetried(self, { id: parentId, data: parent });
 		rememberView(ctx, view);
 		rememberToken(ctx, view.token);
 	}

@@ -16,6 +16,7 @@ import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
 import { jobsOfEarlierCalls, jobsOutputBefore } from '../durable/calls';
 import { establishRun, repeatsInExecution } from '../durable/identity';
+import { parentIsRetry } from '../durable/parentRun';
 import { Lookups } from '../durable/lookups';
 import { useKeyOfThisExecution } from '../behaviours/idempotency';
 import type { SavedView } from '../durable/memory';
@@ -37,7 +38,9 @@ export interface StartingRun extends RunState {
  */
 export async function establish(run: StartingRun): Promise<void> {
 	const { ctx } = run;
-	const { identity, position, view } = await establishRun(ctx, run.position);
+	const { identity, position, view } = await establishRun(ctx, run.position, async (self, parent) =>
+		parentIsRetry(ctx, self, parent),
+	);
 	run.identity = identity;
 	run.position = position;
 	run.view = view;
