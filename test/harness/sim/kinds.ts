@@ -211,12 +211,14 @@ export async function moreMade(
 	kind: MoreKind,
 	api: Api,
 	records: MoreRecords,
-): Promise<Array<{ id: string; row: string }>> {
+): Promise<Array<{ id: string; row: string; cancelled?: boolean }>> {
+	// a job or run cancelled at MediaGen (Stop) was charged nothing (its credits returned)
+	const cancelled = (r: IDataObject) => (r.status === 'cancelled' ? { cancelled: true } : {});
 	if (kind === 'canvas') {
-		const made: Array<{ id: string; row: string }> = [];
+		const made: Array<{ id: string; row: string; cancelled?: boolean }> = [];
 		for (const [row, flow] of Object.entries(records.byRow))
 			for (const r of await list(api, `/canvas/${flow}/runs?limit=100`))
-				made.push({ id: String(r.id), row });
+				made.push({ id: String(r.id), row, ...cancelled(r) });
 		return made;
 	}
 	if (kind === 'upload')
@@ -227,7 +229,7 @@ export async function moreMade(
 	const field = RECORD_FIELD[kind] ?? 'characterId';
 	return (await list(api, '/generations?status=all&limit=100'))
 		.filter((g) => (g.context as IDataObject | undefined)?.[field] === records.record)
-		.map((g) => ({ id: String(g.id), row: moreRow(kind, g, records) }));
+		.map((g) => ({ id: String(g.id), row: moreRow(kind, g, records), ...cancelled(g) }));
 }
 
 /** Another execution's work on the same record for `row` (a plain API call); the ids it made. */

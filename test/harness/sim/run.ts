@@ -52,7 +52,7 @@ import {
 } from '../engine/crashHarness';
 import { stalledInQueue, stopDuringRun } from '../engine/n8nRecovery';
 import { isRecoveredRun } from '../../../nodes/shared/durable/identity';
-import type { TestNode } from '../engine/harness';
+import type { RunResult, TestNode } from '../engine/harness';
 import { startWorkflow } from '../engine/harness';
 import { SavedExecutions } from '../engine/savedExecutions';
 import type { Edge } from '../engine/shapes';
@@ -451,40 +451,51 @@ async function failedRun(
 }
 
 /**
- * The first try of a case with Stop (`Adversary.stop`): n8n-core runs the workflow in this
- * process, n8n not dying; when the k-th create was answered, or when the node first looks at its
- * jobs, the user presses Stop: n8n reads the execution as saved, cancels the run (the node
- * cancels its open jobs at MediaGen) and writes the read data back as canceled (stopDuringRun).
- * A run that ends before its Stop ends as it does.
+ * A try of a case with Stop (`Adversary.stop`, `retryStop`): n8n-core runs it in this process,
+ * n8n not dying; when the k-th create was answered, when the node first reads at MediaGen after
+ * a create was answered (`waiting`), or at its first read (`read`), the user presses Stop: n8n reads the execution as
+ * saved, cancels the run (the node cancels its open jobs at MediaGen) and writes the read data
+ * back as canceled (stopDuringRun). A run that ends before its Stop ends as it does.
  */
-async function stoppedRun(
+async function stoppedTry(
 	sb: Sandbox,
 	s: Scenario,
 	stop: NonNullable<Adversary['stop']>,
-	workflows: Workflows,
 	saved: SavedExecutions,
-	credentials: Credentials,
+	start: (executionId: string) => { cancel(): void; done: Promise<RunResult> },
 ): Promise<FirstRun> {
 	const path = new RegExp(CREATE_PATH[s.kind]);
-	let press: () => void = () => {};
-	const pressed = new Promise<void>((resolve) => (press = resolve));
+	// jobs run seconds to minutes, a Stop's cancels take milliseconds: from the press on no job
+	// of the sandbox ends by itself until the Stop is done (its cancels land on running jobs).
+	// Not in a sub-workflow: the Stop does not reach the sub-execution (it cancels nothing),
+	// and n8n-core's run ends after the node awaiting it returns
+	const holds = !['sub', 'subTwice', 'subSeq'].includes(s.shape);
+	let held = false;
+	let resolvePress: () => void = () => {};
+	const pressed = new Promise<void>((resolve) => (resolvePress = resolve));
+	const press = () => {
+		if (holds && !held) sb.control.holdJobs();
+		held = holds;
+		resolvePress();
+	};
 	let answered = 0;
+	let last = Date.now();
 	const unwatch = sb.control.watchRequests((e) => {
 		if (e.type !== 'answered') return;
+		last = Date.now();
 		const create = e.entry.method === 'POST' && path.test(e.entry.path);
 		if (create) answered++;
-		if (stop.at === 'create' ? create && answered === stop.k : answered && e.entry.method === 'GET')
+		const read = e.entry.method === 'GET';
+		if (
+			stop.at === 'create'
+				? create && answered === stop.k
+				: read && (answered || stop.at === 'read')
+		)
 			press();
 	});
 	const executionId = saved.nextId();
 	try {
-		const run = startWorkflow(withSlow(workflows.workflow, { ms: 0 }), {
-			credentials,
-			saved,
-			n8nMajor: s.n8nMajor,
-			workflows: workflows.workflows,
-			executionId,
-		});
+		const run = start(executionId);
 		const first = await Promise.race([pressed.then(() => 'stop' as const), run.done]);
 		if (first !== 'stop')
 			return { executionId, status: first.error ? 'error' : 'success', data: first.run.data };
@@ -493,10 +504,70 @@ async function stoppedRun(
 		await run.done;
 		if (!atStop) throw new Error('the execution was not saved before its Stop');
 		stopDuringRun(saved, executionId, atStop);
+		// the cancels the Stop sent were answered (a quiet 300 ms, at most 2 s: a sub-execution
+		// the Stop did not reach polls on); then jobs go on, that sub-execution ends, and the
+		// user's Retry comes after
+		const quiet = async () => {
+			const until = Date.now() + 2000;
+			while (Date.now() - last < 300 && Date.now() < until) await sleep(50);
+		};
+		await quiet();
+		sb.control.releaseJobs();
+		held = false;
+		await subExecutionsEnded(saved);
+		await quiet();
 		return { executionId, status: 'error', data: saved.get(executionId) };
 	} finally {
 		unwatch();
+		if (held) sb.control.releaseJobs();
 	}
+}
+
+/** The first try of a case with Stop (`Adversary.stop`). */
+const stoppedRun = (
+	sb: Sandbox,
+	s: Scenario,
+	stop: NonNullable<Adversary['stop']>,
+	workflows: Workflows,
+	saved: SavedExecutions,
+	credentials: Credentials,
+) =>
+	stoppedTry(sb, s, stop, saved, (executionId) =>
+		startWorkflow(withSlow(workflows.workflow, { ms: 0 }), {
+			credentials,
+			saved,
+			n8nMajor: s.n8nMajor,
+			workflows: workflows.workflows,
+			executionId,
+		}),
+	);
+
+/** n8n's Retry of `executionId` in this process, stopped by the user (`Adversary.retryStop`). */
+function stoppedRetry(
+	sb: Sandbox,
+	s: Scenario,
+	saved: SavedExecutions,
+	executionId: string,
+	options: RetryOptions,
+): Promise<FirstRun> {
+	const prepared = prepareRetry(saved, executionId, options);
+	const stop = s.adversary?.retryStop as NonNullable<Adversary['retryStop']>;
+	return stoppedTry(sb, s, stop, saved, (id) =>
+		startWorkflow(prepared.workflowData, { ...options, saved, executionId: id }, prepared.start),
+	);
+}
+
+/**
+ * Stop cancels the stopped execution only (ActiveExecutions.stopExecution: its own
+ * workflowExecution): a sub-execution it was waiting for runs on to its end. The user's Retry
+ * comes after it ended (at most a minute).
+ */
+async function subExecutionsEnded(saved: SavedExecutions): Promise<void> {
+	for (let i = 0; i < 600; i++) {
+		if (!saved.executions().some((e) => e.parentExecutionId && e.status === 'running')) return;
+		await sleep(100);
+	}
+	throw new Error('a sub-execution of the stopped execution did not end within a minute');
 }
 
 /** The workflow with other parameters of its Slow node (how long it waits, in a Retry too). */
@@ -679,7 +750,8 @@ export async function settle(api: Api): Promise<void> {
  * no item, unnamed); so can an item whose request another row asks too when the lookup finds as
  * many matching jobs as rows asking (a soak's seed 414768541: rows D, A, D, the A create refused
  * and n8n killed there, another client's D dub before the Retry: the second D got it). Cases that
- * hit it are reported, not failed.
+ * hit it are reported, not failed. (runCase adds the same limit's cases where the lost try made
+ * no job for the row another execution asks: the other's is the only one found.)
  */
 export const knownLimit = (s: Scenario) =>
 	s.kind !== 'generation' &&
@@ -872,6 +944,7 @@ export async function runCase(
 	await settle(api);
 	const summary: string[] = [`crash creates ${phases[0].n}`];
 	let others: string[] = [];
+	let onlyOther = knownLimit(s);
 	let outcome: Outcome;
 	if (first.status === 'success' && first.data) {
 		// n8n not killed, the run succeeded (On Error or Retry On Fail carried it): no Retry
@@ -892,6 +965,13 @@ export async function runCase(
 		// a canceled execution's saved data is the data read at Stop: without progress saving, its
 		// start (the Retry reads the rows again, as after a crash)
 		const after = (first.crashed || s.adversary?.stop) && !s.progress ? rowsAfter(s) : s.rows;
+		// the stated limit also where the lost try made no job for the row the other execution
+		// asks: the other's is then the only one the Retry's lookup by record finds (docs/batches.md)
+		const lostMade = s.other ? await madeJobs(s, api, records) : [];
+		onlyOther ||=
+			s.other &&
+			s.kind !== 'generation' &&
+			!lostMade.some((m) => m.row === s.rows[0] && !m.cancelled);
 		others = s.other ? await otherWork(s, api, records, s.rows[0]) : [];
 		if (s.dayPasses) sb.control.expireIdempotencyKeys('main');
 		if (first.crashed) {
@@ -937,6 +1017,26 @@ export async function runCase(
 				status = x.ended;
 			} else restart(x);
 		}
+		const retryStop = s.adversary?.retryStop;
+		if (retryStop && !retryKill) {
+			// the user stops the Retry, then presses Retry on the canceled Retry
+			const x = await stoppedRetry(
+				sb,
+				s,
+				saved,
+				executionId,
+				retryOptions(saved, executionId, options),
+			);
+			phases.push(createsLogged(sb, s));
+			summary.push(`retry stopped, creates ${phases.at(-1)?.n ?? 0}`);
+			await settle(api);
+			sb.control.clearRequests();
+			executionId = x.executionId;
+			if (x.status === 'success') {
+				data = x.data;
+				status = 'success';
+			}
+		}
 		if (!data) {
 			const r = await retry(saved, executionId, retryOptions(saved, executionId, options));
 			data = r.run.data;
@@ -962,7 +1062,7 @@ export async function runCase(
 	const conflicts = phases.reduce((n, p) => n + p.conflicts, 0);
 	if (conflicts) summary.push(`${conflicts} create${conflicts === 1 ? '' : 's'} answered 409`);
 	const made = (await madeJobs(s, api, records)).filter((m) => !others.includes(m.id));
-	const checked = check(s, outcome, made, others, records);
+	const checked = check(s, outcome, made, others, records, onlyOther);
 	const limited = statedLimit(s, first, outcome.after);
 	const violations = checked.violations.filter((v) => !limited(v));
 	const known = [...checked.known, ...checked.violations.filter(limited)];
@@ -984,6 +1084,7 @@ function check(
 	made: Made[],
 	others: string[],
 	records: Records,
+	limited: boolean,
 ): { violations: string[]; known: string[] } {
 	const violations: string[] = [];
 	const known: string[] = [];
@@ -1068,7 +1169,7 @@ function check(
 		const got = jobsOf(rest);
 		for (const g of got) {
 			if (others.includes(g.id))
-				(knownLimit(s) ? known : violations).push(`4: output ${g.id} is another execution's job`);
+				(limited ? known : violations).push(`4: output ${g.id} is another execution's job`);
 			delivered.add(g.id);
 		}
 		if (s.kind !== 'captions' && new Set(got.map((g) => g.id)).size !== got.length)
@@ -1085,7 +1186,7 @@ function check(
 			violations.push(`2: job ${m.id} (row ${m.row}), cancelled by Stop, given to an item`);
 	// 3. every job charged reaches an item or is named (captions: tasks are not output); in the
 	// known limit, the job another execution's displaced is the same finding
-	const displaced = knownLimit(s) && [...delivered].some((id) => others.includes(id));
+	const displaced = limited && [...delivered].some((id) => others.includes(id));
 	// an upload whose complete's answer was lost is named by its upload and file (its asset's id
 	// is what was lost): "may have been completed", file name "<row>.txt"
 	const nameOf = (m: Made) =>

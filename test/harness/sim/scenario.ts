@@ -89,10 +89,16 @@ export interface Adversary {
 	wait?: 'before' | 'after';
 	/**
 	 * The user presses Stop in the first run (n8n not killed): when the k-th create was answered,
-	 * or when the node first looks at its jobs (`waiting`); n8n saves the execution canceled, and
+	 * when the node first looks at its jobs (`waiting`), or at its first read at MediaGen (`read`:
+	 * a read before its creates, while they are in flight); n8n saves the execution canceled, and
 	 * the user presses Retry on it (`modes`).
 	 */
-	stop?: { at: 'create'; k: number } | { at: 'waiting' };
+	stop?: { at: 'create'; k: number } | { at: 'waiting' } | { at: 'read' };
+	/**
+	 * The user presses Stop in n8n's Retry (when the k-th create of the Retry was answered, or at
+	 * its first read at MediaGen), then Retry on the canceled Retry (`modes`; not with `retryKill`).
+	 */
+	retryStop?: { at: 'create'; k: number } | { at: 'waiting' };
 	/**
 	 * The workflow edited and saved before the Retry, which runs it ("Retry with currently saved
 	 * workflow"): the MediaGen node's request changed (`request`: another prompt, language or
@@ -357,13 +363,14 @@ const modeDraws: fc.Arbitrary<ModeDraws> = fc.record({
 
 /**
  * Stop, the edited workflow and queue mode's lost worker on an adversary's case: Stop (in about
- * a fifth of the cases, the shapes without a sub-workflow) replaces the kill and the fault; the
+ * a fifth of the cases, in every shape: in a sub-workflow it stops the parent while its
+ * sub-execution runs on, as n8n's Stop does) replaces the kill and the fault; the
  * edit applies where a Retry follows; the queue's loss where the first run is killed.
  */
 function modes(s: Scenario, m: ModeDraws): Scenario {
 	const adversary = { ...(s.adversary as Adversary) };
 	const out: Scenario = { ...s, adversary };
-	if (m.stop && (s.shape === 'plain' || s.shape === 'loop')) {
+	if (m.stop) {
 		delete adversary.fault;
 		out.kill = { at: 'none' };
 		adversary.stop =
@@ -379,14 +386,45 @@ function modes(s: Scenario, m: ModeDraws): Scenario {
 	return out;
 }
 
+/** What `retryStopped` draws (drawn after the rest: the other draws of a seed stay as they were). */
+const retryStopDraws = fc.record({
+	stop: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+	waiting: fc.boolean(),
+	k: fc.nat(5),
+	// the first run's Stop at its first read instead of when it waits
+	read: fc.boolean(),
+});
+
+/**
+ * Stop in n8n's Retry (in about a fifth of the cases where a Retry follows and n8n is not killed
+ * in it), then Retry of the canceled Retry.
+ */
+function retryStopped(
+	s: Scenario,
+	r: { stop: boolean; waiting: boolean; k: number; read: boolean },
+): Scenario {
+	const adversary = s.adversary as Adversary;
+	if (adversary.stop?.at === 'waiting' && r.read) {
+		const read = { ...s, adversary: { ...adversary, stop: { at: 'read' as const } } };
+		return retryStopped(read, { ...r, read: false });
+	}
+	const retried = s.kill.at !== 'none' || !!adversary.stop || !!adversary.fault;
+	if (!r.stop || !retried || adversary.retryKill) return s;
+	const retryStop =
+		r.waiting && s.kind !== 'captions'
+			? { at: 'waiting' as const }
+			: { at: 'create' as const, k: (r.k % creates(s, s.rows)) + 1 };
+	return { ...s, adversary: { ...adversary, retryStop } };
+}
+
 /**
  * The randomized adversary (`npm run simulate -- --adversary`): a case of `scenario`'s fields
  * with the MediaGen node's settings, a fault in the first run (lost answers, 402), a kill at the
  * Wait node or none, n8n killed again during its Retry, a Wait node before or after MediaGen,
- * Stop and a Retry of the canceled execution, the workflow edited before the Retry, and queue
- * mode's lost worker. A property of its own, so that the seeds of `scenario` draw the cases they
+ * Stop and a Retry of the canceled execution, Stop in the Retry, the workflow edited before the
+ * Retry, and queue mode's lost worker. A property of its own, so that the seeds of `scenario` draw the cases they
  * always drew.
  */
 export const adversaryScenario: fc.Arbitrary<Scenario> = fc
-	.tuple(adversaryCases, modeDraws)
-	.map(([s, m]) => modes(s, m));
+	.tuple(adversaryCases, modeDraws, retryStopDraws)
+	.map(([s, m, r]) => retryStopped(modes(s, m), r));
