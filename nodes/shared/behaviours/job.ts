@@ -242,17 +242,21 @@ async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState)
 				plan.requestId,
 			),
 		);
+	const ownSend = async () => {
+		if (!useKeyOfThisExecution(ctx, plan, run)) return undefined;
+		return await send().catch((e: unknown) => {
+			throw asNodeError(ctx, e, itemIndex);
+		});
+	};
 	try {
-		return await send();
+		const jobs = await send();
+		// MediaGen answered the key with an earlier try's job that Stop cancelled (its credits
+		// returned, never a result): this item's job is made under a key of this execution
+		if (jobs.some((j) => j.status === 'cancelled')) return (await ownSend()) ?? jobs;
+		return jobs;
 	} catch (error) {
 		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
 		const lookup = run.lookup;
-		const ownSend = async () => {
-			if (!useKeyOfThisExecution(ctx, plan, run)) return undefined;
-			return await send().catch((e: unknown) => {
-				throw asNodeError(ctx, e, itemIndex);
-			});
-		};
 		// a sub-execution of a retried parent found its own call's jobs by provenance before
 		// sending: a job under its key is another call's (calls.ts)
 		const otherCall = lookup?.subOfRetried && plan.endpoint.job?.recover?.by === 'provenance';

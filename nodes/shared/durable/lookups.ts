@@ -143,7 +143,14 @@ export class Clock {
 	}
 }
 
-/** A list's records, newest first, down to `since` (or its start); whether it got there. */
+/**
+ * A job or run cancelled at MediaGen (Stop cancels what a run waits for) is no result and was
+ * charged nothing (its credits returned): no lookup takes or names it, and its item is sent
+ * again (under a key of this execution where MediaGen answers the key with it: job.ts).
+ */
+const live = (record: IDataObject) => record.status !== 'cancelled';
+
+/** A list's live records, newest first, down to `since` (or its start); whether it got there. */
 export class Window {
 	private read?: Promise<{ records: IDataObject[]; complete: boolean }>;
 	constructor(
@@ -175,7 +182,7 @@ export class Window {
 				const created = timeOf(record.created_at);
 				if (since !== undefined && created !== undefined && created < since)
 					return { records, complete: true };
-				records.push(record);
+				if (live(record)) records.push(record);
 			}
 			ended = !page.records.length || page.next === undefined;
 		}
@@ -332,7 +339,7 @@ export async function foundElsewhere(
 				? await new Window(lookup, path, {}, async () => since).records()
 				: { records: await readRecord(lookup, rule, path, after), complete: true };
 		const records = read.records
-			.filter((r) => after(r.created_at))
+			.filter((r) => after(r.created_at) && live(r))
 			.sort((a, b) => (timeOf(a.created_at) ?? 0) - (timeOf(b.created_at) ?? 0));
 		return { records, complete: read.complete };
 	} catch (error) {

@@ -94,12 +94,9 @@ async function findByRule(
 		} else if (!byRecord) found = {};
 		else {
 			// the groups each create started, kept when the whole group is this request's work (and
-			// not a later iteration's of a loop, whose key replays it there); a job cancelled at
-			// MediaGen (Stop cancels the jobs a run waits for) is no result, and was charged
-			// nothing: the item is sent again
+			// not a later iteration's of a loop, whose key replays it there)
 			const later = laterIteration(lookups.lookup, plan);
-			const live = read.records.filter((r) => r.status !== 'cancelled');
-			groups = groupsOf([...live].reverse(), !!rule.batch).filter(
+			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter(
 				(g) => groupMatches(g, rule.match, plan.request) && !g.some(later),
 			);
 			found = await pick(lookups, groups, claimed, asks);
