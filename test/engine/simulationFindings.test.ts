@@ -665,6 +665,14 @@ describe('n8n 1.x, progress saving off, nothing of the lost try saved', () => {
 			/crash creates 2, retry creates 0, retry refused/,
 		],
 		[
+			'queue mode, the worker lost after both creates, its Retry refused, Retry again (the adversary, seed 2612051: the second Retry made both again)',
+			{
+				kill: { at: 'after' },
+				adversary: { settings: {}, queue: 'crashedNoLog', retryStop: { at: 'create', k: 1 } },
+			},
+			/crash creates 2, retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		[
 			'Stop after the first create, its Retry killed at its own create, Retry again',
 			{
 				kill: { at: 'none' },
@@ -693,8 +701,9 @@ describe('n8n 1.x, progress saving off, nothing of the lost try saved', () => {
  * Stop while the node waits, its cancels landing on running jobs (the adversary's Stop, drawn in
  * every shape since): a cancelled job or canvas run returns its credits and is no result, but
  * the Retry took it (by the list rule, or by the key MediaGen answered with it) and the item
- * failed "Job … cancelled". Now no lookup takes a cancelled job, and a key answered with one is
- * replaced by a key of this execution: the item is made again, charged once.
+ * failed "Job … cancelled"; a key answered 409 whose job Stop cancelled refused its item. Now no
+ * lookup takes a cancelled job, and a key answered with one, or refused for one, is replaced by a
+ * key of this execution: the item is made again, charged once.
  */
 const stoppedWaiting: Scenario = {
 	...base,
@@ -707,6 +716,19 @@ onBothMajors('Stop while the node waits, Retry of the canceled execution', stopp
 	['Canvas Run → Start', { kind: 'canvas' }, /retry ok/],
 	['Canvas Run → Start, two MediaGen nodes', { kind: 'canvas', shape: 'two' }, /retry ok/],
 	['Character → Generate in Loop Over Items', { kind: 'character', shape: 'loop' }, /retry ok/],
+	[
+		// adversary seed 2612051: the second node's key answered 409 (its body names the Retry's
+		// execution), its job under the key cancelled by the Stop in the first Retry
+		'Generation → Create, two MediaGen nodes renamed, Stop in the Retry, Retry again',
+		{
+			kind: 'generation',
+			shape: 'two',
+			rows: ['A'],
+			kill: { at: 'create', k: 1 },
+			adversary: { settings: {}, edit: 'rename', retryStop: { at: 'create', k: 1 } },
+		},
+		/retry (stopped|ended error), creates \d, retry creates \d, retry (ok|refused)/,
+	],
 ]);
 
 /**

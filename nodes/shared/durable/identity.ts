@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, IRunExecutionData, ITaskData } from 'n8n-workflow';
 
 import type { SavedView } from './memory';
-import { rememberedToken, rememberedView, rememberToken, rememberView } from './memory';
+import { keptView, rememberedToken, rememberedView, rememberToken, rememberView } from './memory';
 
 export interface RunIdentity {
 	/** What default idempotency keys and the provenance's `run` derive from. */
@@ -26,6 +26,8 @@ export interface RunIdentity {
 	sub?: boolean;
 	/** The execution n8n's Retry copied, where the copy names it (retriedOf). */
 	retried?: string;
+	/** The token an earlier Retry kept, which n8n saved nothing to derive (unproven.ts). */
+	blind?: boolean;
 }
 
 /** The reserved key of a job's `context` that holds where in n8n it was started. */
@@ -348,20 +350,31 @@ export async function establishRun(
 ): Promise<EstablishedRun> {
 	let view = rememberedView(ctx);
 	if (!view) {
+		// an earlier Retry's view, kept in the node context this execution copied
+		const before = keptView(ctx);
 		const saved = await savedExecutionData(ctx);
 		const parentId = parentOf(saved);
 		const parent = parentId ? await savedExecutionData(ctx, parentId) : undefined;
 		const identity = identityOf(ctx, saved, rememberedToken(ctx), parent);
 		view = savedViewOf(ctx, saved, identity, parent);
+		if (before && (!before.durable || before.blind) && rememberedToken(ctx)) view.blind = true;
 		const self = { id: view.executionId, data: saved };
 		if (parentId && !view.parentRecovered && parentRetried)
 			view.parentRecovered = await parentRetried(self, { id: parentId, data: parent });
 		rememberView(ctx, view);
 		rememberToken(ctx, view.token);
 	}
-	const { token, durable, since, fingerprint, sub, retried } = view;
+	const { token, durable, since, fingerprint, sub, retried, blind } = view;
 	return {
-		identity: { token, durable, since, fingerprint, sub, ...(retried ? { retried } : {}) },
+		identity: {
+			token,
+			durable,
+			since,
+			fingerprint,
+			sub,
+			...(retried ? { retried } : {}),
+			...(blind ? { blind } : {}),
+		},
 		position: Math.max(0, runIndex - view.shift),
 		view,
 	};

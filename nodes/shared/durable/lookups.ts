@@ -153,6 +153,8 @@ const live = (record: IDataObject) => record.status !== 'cancelled';
 /** A list's live records, newest first, down to `since` (or its start); whether it got there. */
 export class Window {
 	private read?: Promise<{ records: IDataObject[]; complete: boolean }>;
+	/** The cancelled records the walk left out (a key MediaGen answers with one: job.ts). */
+	readonly cancelled: IDataObject[] = [];
 	constructor(
 		private readonly lookup: Lookup,
 		private readonly path: string,
@@ -182,7 +184,7 @@ export class Window {
 				const created = timeOf(record.created_at);
 				if (since !== undefined && created !== undefined && created < since)
 					return { records, complete: true };
-				if (live(record)) records.push(record);
+				(live(record) ? records : this.cancelled).push(record);
 			}
 			ended = !page.records.length || page.next === undefined;
 		}

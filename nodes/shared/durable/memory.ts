@@ -22,6 +22,8 @@ export interface SavedView {
 	sub?: boolean;
 	/** The execution n8n's Retry copied, where the copy names it (identity.ts, retriedOf). */
 	retried?: string;
+	/** The token an earlier Retry kept, which n8n saved nothing to derive (identity.ts). */
+	blind?: boolean;
 	/** Runs n8n's crash recovery added to this node's runs (they shift its run index). */
 	shift: number;
 	/** A time (ms, n8n's clock) known to precede the lost try's runs of this node, if any. */
@@ -93,6 +95,12 @@ export function rememberToken(ctx: IExecuteFunctions, token: string): void {
 export function rememberedView(ctx: IExecuteFunctions): SavedView | undefined {
 	const view = memoryOf(ctx).view;
 	return view?.executionId === String(ctx.getExecutionId() ?? '') ? view : undefined;
+}
+
+/** The view an earlier execution of this run kept in the node context n8n's Retry copied. */
+export function keptView(ctx: IExecuteFunctions): SavedView | undefined {
+	const view = memoryOf(ctx).view;
+	return view?.executionId !== String(ctx.getExecutionId() ?? '') ? view : undefined;
 }
 
 /** Keeps what this execution's saved data said (not for a call outside a saved execution). */

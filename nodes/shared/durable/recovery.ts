@@ -1,9 +1,8 @@
 /**
- * Finds at MediaGen what an earlier try of a node run did although the run has no record of it
- * (n8n died while the node ran, or an answer was lost), so that a retry waits for those jobs and
- * outputs those answers instead of starting or charging them again. Each job endpoint's `recover`
- * rule, and each charged endpoint's `charged` evidence, say where such work is listed and how it
- * is told apart; where the lists cannot prove that nothing was done, the item is named as unsure
+ * Finds at MediaGen what an earlier try of a node run did without a record of it (n8n died while
+ * the node ran, an answer was lost), so a retry waits for those jobs and outputs those answers
+ * instead of starting or charging them again, by each endpoint's `recover` rule or `charged`
+ * evidence; where the lists cannot prove that nothing was done, the item is named as unsure
  * instead of being sent. docs/batches.md lists the rules and what each one covers.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -372,23 +371,28 @@ const recordPart = (match: Record<string, string>) =>
 	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.includes('{body.')));
 
 /**
- * A create of n8n's Retry refused with 409 `idempotency_key_reused`: an earlier try sent the key
- * with another body (its provenance named another execution). The job it made, found by the key
- * or (Generation → Create) by its provenance, if it was made for this item's request; unsure
- * when the run's identity made more than one job for that request (a sub-workflow called twice
- * with the same items: each call's retry derives the same key, and cannot tell which is its own).
+ * A create of n8n's Retry refused with 409 `idempotency_key_reused` (an earlier try sent the key
+ * with another body): the job found by the key or by provenance, if made for this item's request;
+ * unsure when the run's identity made more than one job for that request (a sub-workflow called
+ * twice with the same items: each call's retry derives the same key).
  */
 export async function jobOfReusedKey(
 	lookup: Lookup,
 	plan: RecoverablePlan,
 ): Promise<{ jobs: IDataObject[] } | { unsure: string } | { taken: true } | undefined> {
 	const lookups = new Lookups(lookup);
-	const { records } = await lookups.generations('keyLifetime').records();
+	const window = lookups.generations('keyLifetime');
+	const { records } = await window.records();
 	const key = plan.request.idempotencyKey;
 	const sameKey = records.filter((r) => key && r.idempotency_key === key);
-	// in Loop Over Items with rows changed before the Retry, an earlier iteration of this run took
-	// the job the lost try made under this iteration's key (its row moved there): not this item's
-	if (!plan.ownKey && sameKey.length && sameKey.every((r) => lookup.claimed.has(String(r.id))))
+	// not this item's: the job under the key was taken by an earlier iteration of this loop (rows
+	// changed before the Retry moved its row there), or cancelled by Stop
+	const cancelled = window.cancelled.some((r) => key && r.idempotency_key === key);
+	if (
+		!plan.ownKey &&
+		(sameKey.length || cancelled) &&
+		sameKey.every((r) => lookup.claimed.has(String(r.id)))
+	)
 		return { taken: true };
 	const mine = (await ownProvenance(lookup, records)).filter(({ p }) =>
 		plan.requestId && p.request ? p.request === plan.requestId : p.itemIndex === plan.itemIndex,

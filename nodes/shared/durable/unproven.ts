@@ -6,7 +6,7 @@
  * its data as saved at its start; Stop without progress saving: the data of its start; an
  * execution still running without progress saving) has nothing to compare: its jobs may be the
  * lost try's. They are not taken and not made again: the item is refused and they are named
- * (docs/batches.md).
+ * (docs/batches.md); so in a Retry of such a Retry, whose token the first one kept (`blind`).
  */
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
@@ -29,7 +29,7 @@ export async function unprovenRuns(
 	mine: Array<{ record: IDataObject }>,
 ): Promise<Array<{ record: IDataObject; p: Provenance }>> {
 	const { ctx, identity } = lookup;
-	if (!lookup.retrying || lookup.subOfRetried || identity.durable) return [];
+	if (!lookup.retrying || lookup.subOfRetried || (identity.durable && !identity.blind)) return [];
 	const self = String(ctx.getExecutionId() ?? '');
 	const own = new Set(mine.map((c) => String(c.record.id)));
 	const candidates = positionProvenance(lookup, records).filter(

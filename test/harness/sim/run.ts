@@ -390,6 +390,8 @@ type Workflows = { workflow: IWorkflowBase; workflows: IWorkflowBase[] };
 interface FirstRun {
 	executionId: string;
 	status: 'crashed' | 'error' | 'success';
+	/** Stopped by the user (`Adversary.stop`, `retryStop`) before it ended. */
+	stopped?: boolean;
 	crashed?: CrashedExecution;
 	data?: IRunExecutionData;
 }
@@ -516,7 +518,7 @@ async function stoppedTry(
 		held = false;
 		await subExecutionsEnded(saved);
 		await quiet();
-		return { executionId, status: 'error', data: saved.get(executionId) };
+		return { executionId, status: 'error', data: saved.get(executionId), stopped: true };
 	} finally {
 		unwatch();
 		if (held) sb.control.releaseJobs();
@@ -1028,7 +1030,9 @@ export async function runCase(
 				retryOptions(saved, executionId, options),
 			);
 			phases.push(createsLogged(sb, s));
-			summary.push(`retry stopped, creates ${phases.at(-1)?.n ?? 0}`);
+			summary.push(
+				`retry ${x.stopped ? 'stopped' : `ended ${x.status}`}, creates ${phases.at(-1)?.n ?? 0}`,
+			);
 			await settle(api);
 			sb.control.clearRequests();
 			executionId = x.executionId;
