@@ -467,17 +467,12 @@ async function stoppedTry(
 	start: (executionId: string) => { cancel(): void; done: Promise<RunResult> },
 ): Promise<FirstRun> {
 	const path = new RegExp(CREATE_PATH[s.kind]);
-	// jobs run seconds to minutes, a Stop's cancels take milliseconds: from the press on no job
-	// of the sandbox ends by itself until the Stop is done (its cancels land on running jobs).
-	// Not in a sub-workflow: the Stop does not reach the sub-execution (it cancels nothing),
-	// and n8n-core's run ends after the node awaiting it returns
-	const holds = !['sub', 'subTwice', 'subSeq'].includes(s.shape);
-	let held = false;
+	let once = false;
 	let resolvePress: () => void = () => {};
 	const pressed = new Promise<void>((resolve) => (resolvePress = resolve));
 	const press = () => {
-		if (holds && !held) sb.control.holdJobs();
-		held = holds;
+		if (once) return;
+		once = true;
 		resolvePress();
 	};
 	let answered = 0;
@@ -506,22 +501,19 @@ async function stoppedTry(
 		await run.done;
 		if (!atStop) throw new Error('the execution was not saved before its Stop');
 		stopDuringRun(saved, executionId, atStop);
-		// the cancels the Stop sent were answered (a quiet 300 ms, at most 2 s: a sub-execution
-		// the Stop did not reach polls on); then jobs go on, that sub-execution ends, and the
-		// user's Retry comes after
+		// the cancels the Stop sent were answered (a quiet second, at most 5 s: a sub-execution
+		// the Stop did not reach polls on; on a loaded machine the cancels may leave late); that
+		// sub-execution ends; the user's Retry comes after
 		const quiet = async () => {
-			const until = Date.now() + 2000;
-			while (Date.now() - last < 300 && Date.now() < until) await sleep(50);
+			const until = Date.now() + 5000;
+			while (Date.now() - last < 1000 && Date.now() < until) await sleep(50);
 		};
 		await quiet();
-		sb.control.releaseJobs();
-		held = false;
 		await subExecutionsEnded(saved);
 		await quiet();
 		return { executionId, status: 'error', data: saved.get(executionId), stopped: true };
 	} finally {
 		unwatch();
-		if (held) sb.control.releaseJobs();
 	}
 }
 
