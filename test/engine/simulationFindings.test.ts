@@ -733,6 +733,31 @@ onBothMajors('Stop while the node waits, Retry of the canceled execution', stopp
 ]);
 
 /**
+ * Edit → Dub in Loop Over Items, rows D, D, On Error to the error output, every dub's answer lost
+ * (a 502 after MediaGen made it): the run looks each lost one up at once (it goes on, no Retry
+ * follows), and the second iteration took the first's dub (adversary seed 3612051, shrunk: one
+ * dub given to both items, the other named nowhere). Now a job found for a lost answer is this
+ * item's in the run's memory, and a later iteration never takes it.
+ */
+test('Edit → Dub in Loop Over Items, every answer lost, On Error to the error output: each row its own dub', async () => {
+	const s: Scenario = {
+		...base,
+		kind: 'dub',
+		shape: 'loop',
+		rows: ['D', 'D'],
+		progress: true,
+		kill: { at: 'after' },
+		adversary: {
+			settings: { onError: 'continueErrorOutput' },
+			fault: { kind: 'lost', k: 1, times: 'all' },
+		},
+	};
+	const result = await runCase(sb, s, creds());
+	expect(result.violations).toEqual([]);
+	expect(result.summary).toMatch(/crash creates 2, retry creates 0, retry ok/);
+}, 120_000);
+
+/**
  * MediaGen in a sub-workflow, the parent's queue-mode worker lost without its event log (the
  * adversary's seed 4402, its 9th case; open until durable/parentRun.ts): n8n marks the parent
  * crashed without amending it, and the sub-executions of its Retry did not know their parent was

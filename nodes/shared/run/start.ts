@@ -232,6 +232,9 @@ export async function inFlight(
 	const found = await recoverStartedJobs(lookup, creating).catch(() => undefined);
 	for (const plan of plans) {
 		const jobs = found?.found.get(plan.itemIndex);
+		// this item's now: a later position of the run (Loop Over Items) never takes them
+		if (jobs && plan.job)
+			run.memory.add(plan.itemIndex, jobs, !plan.job.settings.waitForCompletion, plan.requestId);
 		if (jobs && plan.job?.settings.waitForCompletion)
 			result.jobs.push(...pendingJobsOf(plan, jobs));
 		else {
