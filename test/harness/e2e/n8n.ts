@@ -1007,7 +1007,7 @@ export function restOf(n8n: () => Pick<N8nInstance, 'url'>, owner: () => Pick<N8
 // Packing the repository
 // ------------------------------------------------------------------------------------
 
-/** True if /work/main/dist holds a built package (the files package.json's n8n field names). */
+/** True if the checkout's dist/ holds a built package (the files package.json's n8n field names). */
 export function hasBuiltPackage(repoDir = REPO_ROOT): boolean {
 	try {
 		const pkg = JSON.parse(readFileSync(path.join(repoDir, 'package.json'), 'utf8'));
