@@ -59,6 +59,13 @@ import { fastJobs, newEdit, useSandbox } from '../harness/engine/setup';
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
 
+/** Runs one case: no invariant broken, and its summary (what was created when) matches. */
+async function expectUnbroken(s: Scenario, summary: RegExp): Promise<void> {
+	const result = await runCase(sb, s, creds());
+	expect(result.violations).toEqual([]);
+	expect(result.summary).toMatch(summary);
+}
+
 const base: Scenario = {
 	n8nMajor: 2,
 	progress: false,
@@ -134,9 +141,7 @@ function onBothMajors(title: string, from: Scenario, list: typeof cases): void {
 		test.each(list)(
 			'%s: no invariant broken',
 			async (_name, change, summary) => {
-				const result = await runCase(sb, { ...from, ...change, n8nMajor: major }, creds());
-				expect(result.violations).toEqual([]);
-				expect(result.summary).toMatch(summary);
+				await expectUnbroken({ ...from, ...change, n8nMajor: major }, summary);
 			},
 			120_000,
 		);
@@ -150,16 +155,12 @@ const dub: Scenario = { ...base, kind: 'dub', shape: 'plain' };
 describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
 	test('duplicate rows, another execution dubbed the same edit into the same language: refused and named', async () => {
 		const s = { ...dub, rows: ['A', 'A'], other: true };
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+		await expectUnbroken(s, /retry creates 0, retry refused/);
 	}, 120_000);
 
 	test('a row added that duplicates one, another execution’s dub: refused and named', async () => {
 		const s = { ...dub, change: { kind: 'add' as const, at: 0, row: 'A' }, other: true };
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry refused/);
+		await expectUnbroken(s, /retry refused/);
 	}, 120_000);
 
 	test('a row removed and n8n’s clock stepped 5 minutes: its lost dub is named in a warning', async () => {
@@ -170,23 +171,17 @@ describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
 			clockOffsetMs: 300_000,
 			other: true,
 		};
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry ok/);
+		await expectUnbroken(s, /retry ok/);
 	}, 120_000);
 
 	test('a row edited before the Retry: its lost dub is named in a warning', async () => {
 		const s = { ...dub, rows: ['D'], change: { kind: 'edit' as const, at: 0, row: 'A' } };
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 1, retry ok/);
+		await expectUnbroken(s, /retry creates 1, retry ok/);
 	}, 120_000);
 
 	test('the dub refused with 402 (the node failed), another execution dubbed the same edit into the same language, n8n’s Retry: refused and named, not the other’s dub (seeds 777, 5005)', async () => {
 		const s = { ...dub, other: true, kill: { at: 'refused' as const, k: 1 } };
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+		await expectUnbroken(s, /retry creates 0, retry refused/);
 	}, 120_000);
 
 	test('the dub answered 409 `conflict` (the node failed), another execution dubbed the same edit into the same language, n8n’s Retry: refused and named, not the other’s dub (the adversary’s injected 409)', async () => {
@@ -196,23 +191,17 @@ describe('Edit → Dub, found by its record, under n8n’s Retry', () => {
 			kill: { at: 'none' },
 			adversary: { settings: {}, fault: { kind: 'conflict', k: 1, times: 1 } },
 		};
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+		await expectUnbroken(s, /retry creates 0, retry refused/);
 	}, 120_000);
 
 	test('the dub refused with 402, no other dub meanwhile, n8n’s Retry: made once', async () => {
 		const s = { ...dub, kill: { at: 'refused' as const, k: 1 } };
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 1, retry ok/);
+		await expectUnbroken(s, /retry creates 1, retry ok/);
 	}, 120_000);
 
 	test('n8n’s clock stepped 3 s, another execution dubbed the same edit into the same language: refused and named', async () => {
 		const s = { ...dub, clockOffsetMs: 3_000, other: true };
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 0, retry refused/);
+		await expectUnbroken(s, /retry creates 0, retry refused/);
 	}, 120_000);
 });
 
@@ -255,9 +244,7 @@ describe('Generation → Create in Loop Over Items, more shapes (n8n 2.x)', () =
 			change: { kind: 'remove' as const, at: 0 },
 			kill: { at: 'after' as const },
 		};
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 0, retry ok/);
+		await expectUnbroken(s, /retry creates 0, retry ok/);
 	}, 120_000);
 
 	test('progress saved, rows A, A: a resumed iteration does not take a finished one’s job', async () => {
@@ -267,9 +254,7 @@ describe('Generation → Create in Loop Over Items, more shapes (n8n 2.x)', () =
 			rows: ['A', 'A'],
 			kill: { at: 'create' as const, k: 2 },
 		};
-		const result = await runCase(sb, s, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(/retry creates 0, retry ok/);
+		await expectUnbroken(s, /retry creates 0, retry ok/);
 	}, 120_000);
 });
 
@@ -552,9 +537,7 @@ test.each([
 ] as const)(
 	'n8n %s.x: Character → Generate in a sub-workflow called twice, killed at the first call’s create: each call its own job',
 	async (n8nMajor, summary) => {
-		const result = await runCase(sb, { ...twoCalls, n8nMajor }, creds());
-		expect(result.violations).toEqual([]);
-		expect(result.summary).toMatch(summary);
+		await expectUnbroken({ ...twoCalls, n8nMajor }, summary);
 	},
 	120_000,
 );
@@ -752,9 +735,7 @@ test('Edit → Dub in Loop Over Items, every answer lost, On Error to the error 
 			fault: { kind: 'lost', k: 1, times: 'all' },
 		},
 	};
-	const result = await runCase(sb, s, creds());
-	expect(result.violations).toEqual([]);
-	expect(result.summary).toMatch(/crash creates 2, retry creates 0, retry ok/);
+	await expectUnbroken(s, /crash creates 2, retry creates 0, retry ok/);
 }, 120_000);
 
 /**
@@ -854,7 +835,5 @@ it('Generation → Create in Loop Over Items, row C edited into B before the Ret
 		change: { kind: 'edit', at: 0, row: 'B' },
 		kill: { at: 'create', k: 2 },
 	};
-	const result = await runCase(sb, s, creds());
-	expect(result.violations).toEqual([]);
-	expect(result.summary).toMatch(/retry creates 2, retry ok, 1 create answered 409/);
+	await expectUnbroken(s, /retry creates 2, retry ok, 1 create answered 409/);
 }, 120_000);
