@@ -38,7 +38,7 @@ export interface StartingRun extends RunState {
  */
 export async function establish(run: StartingRun): Promise<void> {
 	const { ctx } = run;
-	const { identity, position, view } = await establishRun(ctx, run.position, async (self, parent) =>
+	const { identity, position, view } = await establishRun(ctx, run.position, (self, parent) =>
 		parentIsRetry(ctx, self, parent),
 	);
 	run.identity = identity;
