@@ -49,8 +49,9 @@
  *   execution's dub (open: a known limit, skipped below).
  */
 import type { Records } from '../harness/sim/run';
-import { runCase, workflowsOf } from '../harness/sim/run';
+import { madeJobs, outputsOf, runCase, workflowsOf } from '../harness/sim/run';
 import type { Scenario } from '../harness/sim/scenario';
+import { calls } from '../harness/sim/scenario';
 import { client } from '../harness/sandbox/helpers';
 import { crashExecution, restart, retry } from '../harness/engine/crashHarness';
 import { SavedExecutions } from '../harness/engine/savedExecutions';
@@ -837,3 +838,99 @@ it('Generation → Create in Loop Over Items, row C edited into B before the Ret
 	};
 	await expectUnbroken(s, /retry creates 2, retry ok, 1 create answered 409/);
 }, 120_000);
+
+/**
+ * The concurrent simulation, CI's seed 36 (n8n 2.x, a sub-workflow, rows B, B, D, the Retry
+ * started while two other executions ran): the killed process's last create reached MediaGen
+ * after n8n died and after its Retry had looked for the lost try's jobs (a request slow on the
+ * network: MediaGen made the job, nobody got its answer). The Retry's create for D went out under
+ * the lost try's key; MediaGen answered 409 (the provenance differs) and the sub-execution, sure
+ * that its lookup had taken its own call's jobs, took the job under the key for another call's
+ * and made a second one (D charged twice, the first named nowhere). It now tells the call that
+ * made the job under the key by its parent run and rank (nodes/shared/durable/calls.ts).
+ * n8n 1.x, where the run's token is the execution id (nothing unique saved before the node), is
+ * a stated limit: the Retry's key is another, MediaGen makes the job again (docs/batches.md).
+ */
+describe.each([false, true])(
+	'n8n 2.x, progress saved %s: the lost try’s create reaches MediaGen after its Retry looked',
+	(progress) => {
+		const ACTOR = 'x-sim-actor';
+		test.each([
+			['a sub-workflow called once', 'sub', 3],
+			['a sub-workflow called from two branches, the second call’s create', 'subTwice', 2],
+			['no sub-workflow', 'plain', 3],
+		] as const)(
+			'%s: the Retry gets that job, nothing charged twice',
+			async (_name, shape, k) => {
+				sb.control.setCredits('main', 100_000);
+				const records: Records = { captionEdits: {} };
+				const s: Scenario = {
+					...base,
+					n8nMajor: 2,
+					progress,
+					shape,
+					rows: shape === 'subTwice' ? ['B'] : ['B', 'B', 'D'],
+				};
+				const { workflow, workflows } = workflowsOf(s, s.rows, records);
+				const saved = new SavedExecutions();
+				let kill = () => {};
+				const killed = new Promise<void>((resolve) => (kill = resolve));
+				let release = () => {};
+				const held = new Promise<void>((resolve) => (release = resolve));
+				let made = () => {};
+				const lateMade = new Promise<void>((resolve) => (made = resolve));
+				let creates = 0;
+				let retryCreates = 0;
+				const ungate = sb.control.gateRequests(async (r) => {
+					if (r.method !== 'POST' || !/\/generations$/.test(r.path)) return undefined;
+					if (r.headers[ACTOR] === 'x') {
+						if (++creates > k) return 'refuse';
+						if (creates < k) return undefined;
+						kill();
+						await held;
+						return () => made();
+					}
+					// the Retry's first create: the lost try's late one reaches MediaGen just before it
+					if (++retryCreates === 1) {
+						release();
+						await lateMade;
+					}
+					return undefined;
+				});
+				try {
+					const x = await crashExecution(workflow, {
+						credentials: creds(),
+						saved,
+						sandbox: sb,
+						killAt: { when: killed },
+						n8nMajor: 2,
+						workflows,
+						requestHeaders: { [ACTOR]: 'x' },
+					});
+					restart(x);
+					const r = await retry(saved, x.executionId, {
+						credentials: creds(),
+						n8nMajor: 2,
+						workflows,
+						loadWorkflow: true,
+						currentWorkflow: workflow,
+						requestHeaders: { [ACTOR]: 'r' },
+					});
+					expect(r.error?.message).toBeUndefined();
+					// the case is what it says: the Retry sent a create, the lost one was made before it
+					expect(retryCreates).toBeGreaterThan(0);
+					const api = client(sb, sb.keys.pro);
+					const all = await madeJobs(s, api, records);
+					const asked = s.rows.length * calls(shape);
+					expect(all).toHaveLength(asked);
+					const out = outputsOf(shape, r.run.data.resultData.runData).flat();
+					expect(out.map((o) => String(o.id)).sort()).toEqual(all.map((m) => m.id).sort());
+				} finally {
+					release();
+					ungate();
+				}
+			},
+			120_000,
+		);
+	},
+);

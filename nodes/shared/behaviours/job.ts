@@ -227,7 +227,8 @@ export async function guard(ctx: IExecuteFunctions, plan: ItemPlan, runLimit: nu
  * - in a new execution with the run's default key: ANOTHER execution derived the same key (a
  *   sub-workflow called twice with the same items): its job is never taken; this run's own job
  *   is started under a key of this execution; the same in a sub-execution of a retried parent
- *   for Generation → Create, whose lookup already took its own call's jobs (../durable/calls.ts);
+ *   for Generation → Create when the job under the key is another call's (../durable/calls.ts),
+ *   not its own call's in the parent's lost try (made after this run looked: its answer lost);
  * - with the user's own Idempotency Key: the job made under it, as the user asked.
  */
 async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState) {
@@ -257,10 +258,7 @@ async function createJobs(ctx: IExecuteFunctions, plan: ItemPlan, run: RunState)
 	} catch (error) {
 		if (!isReusedKey(error)) throw asNodeError(ctx, error, itemIndex);
 		const lookup = run.lookup;
-		// a sub-execution of a retried parent found its own call's jobs by provenance before
-		// sending: a job under its key is another call's (calls.ts)
-		const otherCall = lookup?.subOfRetried && plan.endpoint.job?.recover?.by === 'provenance';
-		if (lookup && (!lookup.retrying || otherCall)) {
+		if (lookup && !lookup.retrying) {
 			const sent = await ownSend();
 			if (sent) return sent;
 		}

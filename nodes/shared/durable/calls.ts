@@ -18,6 +18,7 @@ import {
 	isRecoveredRun,
 	nodesBefore,
 	parentOf,
+	provenanceIn,
 	savedExecutionData,
 } from './identity';
 import type { Saved } from './identity';
@@ -138,18 +139,29 @@ export async function withParent(
 	return { self, parent: { id: parentId, data: await savedExecutionData(ctx, parentId) } };
 }
 
+/** Records by the execution their provenance names. */
+function byExecution(records: IDataObject[]): Map<string, IDataObject[]> {
+	const map = new Map<string, IDataObject[]>();
+	for (const r of records) {
+		const id = provenanceIn(r)?.executionId ?? '';
+		map.set(id, [...(map.get(id) ?? []), r]);
+	}
+	return map;
+}
+
 /**
- * Of the jobs other sub-executions made for an item's request (`records` by the execution that
- * made them), those this call made in an earlier try of the parent: made by a call of the same
+ * Of the jobs other sub-executions made for an item's request (`list`: their records, each
+ * naming the execution that made it), those this call made in an earlier try of the parent: made by a call of the same
  * parent run (sameParentRun) with the same start items and the same rank. `unsure`: made by a
  * call of the same parent run whose rank cannot be told (other ids than n8n's numbers, too many
  * executions between, or other start items: the parent's rows changed before its Retry).
  */
 export async function sameCallJobs(
 	ctx: IExecuteFunctions,
-	records: Map<string, IDataObject[]>,
+	list: IDataObject[] = [],
 ): Promise<{ jobs: IDataObject[]; unsure: IDataObject[] }> {
 	const out = { jobs: [] as IDataObject[], unsure: [] as IDataObject[] };
+	const records = byExecution(list);
 	if (!records.size) return out;
 	const me = await withParent(ctx, String(ctx.getExecutionId() ?? ''));
 	const myRank = me.parent && (await callRank(ctx, me.self, me.parent));

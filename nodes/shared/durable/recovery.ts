@@ -198,9 +198,7 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 				elsewhere.find(([slot, list]) => slot.endsWith(`|${plan.requestId}`) && free(list))?.[1];
 			const jobs = free(slotJobs(own, plan)) ?? (plan.requestId ? moved() : undefined);
 			// a sub-execution of a retried parent: the jobs its call made in the parent's lost try
-			const call = jobs
-				? undefined
-				: await sameCallJobs(lookup.ctx, byExecution(slotJobs(others, plan)));
+			const call = jobs ? undefined : await sameCallJobs(lookup.ctx, slotJobs(others, plan));
 			if (jobs) claim(plan.itemIndex, jobs);
 			else if (call?.unsure.length)
 				result.unsure.set(plan.itemIndex, otherCallHit(call.unsure.map((j) => String(j.id))));
@@ -268,16 +266,6 @@ async function otherPositions(lookup: Lookup, records: IDataObject[], withOwn = 
 	return (await ownProvenance(lookup, records, true)).filter(
 		({ p }) => p.request && (withOwn || p.runIndex !== lookup.position) && p.executionId !== self,
 	);
-}
-
-/** Records by the execution their provenance names. */
-function byExecution(records: IDataObject[] = []): Map<string, IDataObject[]> {
-	const map = new Map<string, IDataObject[]>();
-	for (const r of records) {
-		const id = provenanceIn(r)?.executionId ?? '';
-		map.set(id, [...(map.get(id) ?? []), r]);
-	}
-	return map;
 }
 
 /** This node's and position's provenance records made by other executions than this one. */
@@ -351,7 +339,10 @@ async function lostJobs(
 	// parent run, since which call made which cannot be told once the parent's rows changed)
 	if (lookup.subOfRetried) {
 		const others = otherExecutions(lookup, records);
-		const call = await sameCallJobs(lookup.ctx, byExecution(others.map((c) => c.record)));
+		const call = await sameCallJobs(
+			lookup.ctx,
+			others.map((c) => c.record),
+		);
 		const lost = new Set([...call.jobs, ...call.unsure].map((r) => String(r.id)));
 		const fromParent = others.filter((c) => lost.has(String(c.record.id)));
 		return untaken([...(await ownProvenance(lookup, records)), ...fromParent]);
@@ -403,6 +394,15 @@ export async function jobOfReusedKey(
 		return {
 			unsure: `MediaGen's job ${ids(sameKey)} under this Idempotency-Key was made for another request (other values than this item's)`,
 		};
+	// a sub-execution of a retried parent: its call's job in the parent's lost try (made after this
+	// run looked, its answer lost) or another call's (the same items, the same key): by rank
+	const byProvenance = lookup.subOfRetried && plan.endpoint.job?.recover?.by === 'provenance';
+	if (byProvenance && !plan.ownKey && sameKey.length) {
+		const call = await sameCallJobs(lookup.ctx, sameKey);
+		if (call.unsure.length) return { unsure: otherCallHit(call.unsure.map((r) => String(r.id))) };
+		const jobs = call.jobs.filter((r) => !lookup.claimed.has(String(r.id)));
+		return jobs.length ? { jobs } : { taken: true };
+	}
 	const others = plan.ownKey ? [] : mine.filter(({ record }) => record.idempotency_key !== key);
 	if (sameKey.length && others.length)
 		return {

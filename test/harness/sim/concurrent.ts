@@ -139,6 +139,8 @@ class Traffic {
 	readonly made: Array<{ id: string; actor: string }> = [];
 	/** Marks of executions whose process is dead: their later requests are refused. */
 	readonly dead = new Set<string>();
+	/** How many jobs were made when the Retry's first lookup went (after its GET /workspace). */
+	lookedAt?: number;
 	/** Set when any request arrived or was let go: the driver waits for quiet after it. */
 	moved = Date.now();
 	/** Called on an execution's first request (starts what waits for it). */
@@ -175,6 +177,8 @@ class Traffic {
 				this.waiting.set(actor, (this.waiting.get(actor) ?? 1) - 1);
 				this.moved = Date.now();
 			}
+			if (actor === 'r' && r.method === 'GET' && !r.path.endsWith('/workspace'))
+				this.lookedAt ??= this.made.length;
 			if (!create) return undefined;
 			return (status: number, json: unknown) => {
 				const id = (json as IDataObject | undefined)?.id;
@@ -404,16 +408,29 @@ export async function runConcurrentCase(
 	const maker = new Map(traffic.made.map((m) => [m.id, m.actor]));
 	const all = await madeJobs(scenario, api, records);
 	const rowOf = new Map(all.map((m) => [m.id, m.row]));
+	// n8n 1.x: a create of the killed process that reached MediaGen after its Retry looked (a
+	// request slow on the network). The run's token was its execution id (1.x saved nothing unique
+	// before the node): the Retry's key is another, and MediaGen makes the job again (a stated
+	// limit, docs/batches.md "Not covered"); on 2.x the key is the same and the Retry gets that job
+	const late = new Set(
+		c.n8nMajor === 1
+			? traffic.made
+					.slice(traffic.lookedAt ?? traffic.made.length)
+					.filter((m) => m.actor === 'x')
+					.map((m) => rowOf.get(m.id))
+			: [],
+	);
 	// 1. per logical run, and all together
 	for (const row of new Set(all.map((m) => m.row))) {
 		const asked = logical.reduce((n, l) => n + count(l.rows, row) * callCount, 0);
 		const n = all.filter((m) => m.row === row).length;
-		if (n > asked) violations.push(`1: ${n} jobs for row ${row}, all runs together asked ${asked}`);
+		const list = late.has(row) ? known : violations;
+		if (n > asked) list.push(`1: ${n} jobs for row ${row}, all runs together asked ${asked}`);
 		for (const l of logical) {
 			const own = all.filter((m) => m.row === row && l.actors.includes(maker.get(m.id) ?? ''));
 			const allowed = count(l.rows, row) * callCount;
 			if (own.length > allowed)
-				violations.push(`1: ${l.name} made ${own.length} jobs for row ${row}, asked ${allowed}`);
+				list.push(`1: ${l.name} made ${own.length} jobs for row ${row}, asked ${allowed}`);
 		}
 	}
 	for (const m of all)
@@ -451,14 +468,14 @@ export async function runConcurrentCase(
 				violations.push(`4: both calls of ${l.name}'s sub-workflow output the same job`);
 		}
 		// 3. every job the run was charged for reaches its output or is named
-		const displaced = known.length > 0;
+		const displaced = known.some((k) => k.startsWith('4:'));
 		for (const m of all)
 			if (
 				l.actors.includes(maker.get(m.id) ?? '') &&
 				!delivered.has(m.id) &&
 				!l.hints.includes(m.id)
 			)
-				(displaced ? known : violations).push(
+				(displaced || late.has(m.row) ? known : violations).push(
 					`3: job ${m.id} (row ${m.row}) of ${l.name} reached no item and is named nowhere`,
 				);
 	}
