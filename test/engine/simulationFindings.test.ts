@@ -934,3 +934,33 @@ describe.each([false, true])(
 		);
 	},
 );
+
+/**
+ * The adversary's seed 316374299 (n8n 2.x, Canvas Run → Start, rows D, D, Retry On Fail, Stop at
+ * the second create, Retry of the canceled execution): the Retry's lookup refuses the items
+ * (nothing sent), and n8n's own code replaces that refusal's text. ExecutionService.retry removes
+ * Stop's error from the copied data only where it names a last node (progress saving off: none);
+ * Retry On Fail runs the node again after its first try failed, and WorkflowExecute.runNode's
+ * rethrowLastNodeError throws the kept error ("The execution was cancelled manually") instead of
+ * running it. Nothing is charged twice; the message is n8n's (docs/batches.md, "Not covered").
+ */
+test('Stop, Retry On Fail, then n8n’s Retry: nothing sent again; n8n shows Stop’s error, not the refusal', async () => {
+	const result = await runCase(
+		sb,
+		{
+			...base,
+			kind: 'canvas',
+			shape: 'plain',
+			rows: ['D', 'D'],
+			kill: { at: 'none' },
+			adversary: {
+				settings: { retryOnFail: { maxTries: 2, waitBetweenTries: 10 } },
+				stop: { at: 'create', k: 2 },
+			},
+		},
+		creds(),
+	);
+	expect(result.violations).toEqual([]);
+	expect(result.known).toEqual([expect.stringMatching(/The execution was cancelled manually/)]);
+	expect(result.summary).toMatch(/retry creates 0, retry refused/);
+}, 120_000);
