@@ -408,12 +408,13 @@ export async function runConcurrentCase(
 	const maker = new Map(traffic.made.map((m) => [m.id, m.actor]));
 	const all = await madeJobs(scenario, api, records);
 	const rowOf = new Map(all.map((m) => [m.id, m.row]));
-	// n8n 1.x: a create of the killed process that reached MediaGen after its Retry looked (a
-	// request slow on the network). The run's token was its execution id (1.x saved nothing unique
-	// before the node): the Retry's key is another, and MediaGen makes the job again (a stated
-	// limit, docs/batches.md "Not covered"); on 2.x the key is the same and the Retry gets that job
+	// a create of the killed process that reached MediaGen after its Retry looked (a request
+	// slow on the network): the Retry gets it back only under the same Idempotency-Key, so a dub
+	// (its endpoint takes no key) and, on n8n 1.x, a generation (the run's token was the execution
+	// id: the Retry's key is another) are made again (a stated limit, docs/batches.md "Not
+	// covered"); a generation on 2.x carries the same key and the Retry gets that job
 	const late = new Set(
-		c.n8nMajor === 1
+		c.n8nMajor === 1 || c.kind === 'dub'
 			? traffic.made
 					.slice(traffic.lookedAt ?? traffic.made.length)
 					.filter((m) => m.actor === 'x')
