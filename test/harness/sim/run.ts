@@ -1008,10 +1008,13 @@ export async function runCase(
 			await settle(api);
 			sb.control.clearRequests();
 			executionId = x.executionId;
+			const retryQueue = s.adversary?.retryQueue;
 			if (x.ended) {
 				data = saved.get(x.executionId);
 				status = x.ended;
-			} else restart(x);
+			} else if (retryQueue === 'stalled') stalledInQueue(saved, x.executionId);
+			else if (retryQueue === 'crashedNoLog') recover(saved, []);
+			else restart(x);
 		}
 		const retryStop = s.adversary?.retryStop;
 		if (retryStop && !retryKill) {
@@ -1121,7 +1124,7 @@ function check(
 	if (failure) return { violations, known };
 	// queue mode, the worker lost and the main alive: n8n kept no data of the execution, and its
 	// Retry runs no node (a limit of n8n's, docs/batches.md): the lost worker's jobs reach nothing
-	if (s.adversary?.queue === 'stalled') {
+	if (s.adversary?.queue === 'stalled' || s.adversary?.retryQueue === 'stalled') {
 		for (const m of charged)
 			known.push(`3: job ${m.id} (row ${m.row}) lost with the worker (the Retry ran no node)`);
 		return { violations, known };

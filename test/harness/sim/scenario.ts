@@ -113,6 +113,11 @@ export interface Adversary {
 	 * worker's event log (a new container). docs/development.md, "The simulation".
 	 */
 	queue?: QueueLoss;
+	/**
+	 * Queue mode, the worker running n8n's Retry lost (`retryKill` is the worker's), as `queue`
+	 * for the first run; then Retry of that Retry (`retryQueued`).
+	 */
+	retryQueue?: QueueLoss;
 }
 
 /** How the workflow was edited before the Retry (`Adversary.edit`). */
@@ -417,14 +422,28 @@ function retryStopped(
 	return { ...s, adversary: { ...adversary, retryStop } };
 }
 
+/** What `retryQueued` draws (after the rest: the other draws of a seed stay as they were). */
+const retryQueueDraws = fc.constantFrom<QueueLoss | undefined>(
+	undefined,
+	undefined,
+	undefined,
+	'stalled',
+	'crashed',
+	'crashedNoLog',
+);
+
+/** Queue mode's lost worker in n8n's Retry, where n8n is killed in it (`retryKill`). */
+const retryQueued = (s: Scenario, q: QueueLoss | undefined): Scenario =>
+	q && s.adversary?.retryKill ? { ...s, adversary: { ...s.adversary, retryQueue: q } } : s;
+
 /**
  * The randomized adversary (`npm run simulate -- --adversary`): a case of `scenario`'s fields
  * with the MediaGen node's settings, a fault in the first run (lost answers, 402), a kill at the
  * Wait node or none, n8n killed again during its Retry, a Wait node before or after MediaGen,
  * Stop and a Retry of the canceled execution, Stop in the Retry, the workflow edited before the
- * Retry, and queue mode's lost worker. A property of its own, so that the seeds of `scenario` draw the cases they
+ * Retry, and queue mode's lost worker (in the first run or in the Retry). A property of its own, so that the seeds of `scenario` draw the cases they
  * always drew.
  */
 export const adversaryScenario: fc.Arbitrary<Scenario> = fc
-	.tuple(adversaryCases, modeDraws, retryStopDraws)
-	.map(([s, m, r]) => retryStopped(modes(s, m), r));
+	.tuple(adversaryCases, modeDraws, retryStopDraws, retryQueueDraws)
+	.map(([s, m, r, q]) => retryQueued(retryStopped(modes(s, m), r), q));
