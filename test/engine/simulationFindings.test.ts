@@ -53,7 +53,7 @@ import { madeJobs, outputsOf, runCase, workflowsOf } from '../harness/sim/run';
 import type { Scenario } from '../harness/sim/scenario';
 import { calls } from '../harness/sim/scenario';
 import { client } from '../harness/sandbox/helpers';
-import { crashExecution, restart, retry } from '../harness/engine/crashHarness';
+import { Alongside, crashExecution, restart, retry } from '../harness/engine/crashHarness';
 import { SavedExecutions } from '../harness/engine/savedExecutions';
 import { fastJobs, newEdit, useSandbox } from '../harness/engine/setup';
 
@@ -963,4 +963,63 @@ test('Stop, Retry On Fail, then n8n’s Retry: nothing sent again; n8n shows Sto
 	expect(result.violations).toEqual([]);
 	expect(result.known).toEqual([expect.stringMatching(/The execution was cancelled manually/)]);
 	expect(result.summary).toMatch(/retry creates 0, retry refused/);
+}, 120_000);
+
+/**
+ * The concurrent simulation with other executions in the killed process (n8n 2.x): two
+ * executions of one workflow run by one n8n main, rows B, A and C, B, killed together. n8n's
+ * recovery saves the nodes' start times in whole seconds, so both executions' saved data had the
+ * same first start times; each Retry's lookup, matching the lost try by those times as well as by
+ * its token, took the other execution's B as its own (each B output the other's job). An execution
+ * whose saved data has an anchor (2.x's resumeToken) derived a durable token, the Retry's own if it
+ * were its lost try: it is matched by token only now (nodes/shared/durable/lookups.ts
+ * ownProvenance). n8n 1.x, without such an anchor, is a stated limit (docs/batches.md).
+ */
+test('n8n 2.x, two executions of one workflow killed in one process: each Retry gets its own jobs', async () => {
+	sb.control.setCredits('main', 100_000);
+	const records: Records = { captionEdits: {} };
+	const s: Scenario = { ...base, shape: 'plain', rows: ['B', 'A'] };
+	const mine = workflowsOf(s, s.rows, records);
+	const theirs = workflowsOf(s, ['C', 'B'], records);
+	const saved = new SavedExecutions();
+	const along = new Alongside();
+	const crashing = crashExecution(mine.workflow, {
+		credentials: creds(),
+		saved,
+		sandbox: sb,
+		killAt: { answered: 4, path: '/generations$', method: 'POST' },
+		workflows: mine.workflows,
+		alongside: along,
+	});
+	const other = along.start({
+		workflowData: theirs.workflow,
+		executionId: '1001',
+		workflows: theirs.workflows,
+	});
+	const x = await crashing;
+	expect(await other).toBeUndefined(); // killed with the process
+	restart(x);
+	expect(saved.record('1001')?.status).toBe('crashed');
+	const api = client(sb, sb.keys.pro);
+	const before = await madeJobs(s, api, records);
+	expect(before).toHaveLength(4);
+	for (const [id, w, rows] of [
+		[x.executionId, mine, ['B', 'A']],
+		['1001', theirs, ['C', 'B']],
+	] as const) {
+		const r = await retry(saved, id, {
+			credentials: creds(),
+			workflows: w.workflows,
+			loadWorkflow: true,
+			currentWorkflow: w.workflow,
+		});
+		expect(r.error?.message).toBeUndefined();
+		const out = outputsOf('plain', r.run.data.resultData.runData).flat();
+		const made = out.map((o) => {
+			const job = before.find((m) => m.id === String(o.id));
+			return `${job?.row}:${String(o.context && (o.context as { n8n?: { executionId?: string } }).n8n?.executionId)}`;
+		});
+		expect(made).toEqual(rows.map((row) => `${row}:${id}`));
+	}
+	expect(await madeJobs(s, api, records)).toHaveLength(4);
 }, 120_000);

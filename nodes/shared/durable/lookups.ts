@@ -13,7 +13,7 @@ import { asNodeError, statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { mediaGenRequest } from '../transport/request';
 import type { Provenance, RunIdentity } from './identity';
-import { fingerprintOf, nodesBefore, provenanceIn, stableJson } from './identity';
+import { anchorOf, fingerprintOf, nodesBefore, provenanceIn, stableJson } from './identity';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -287,7 +287,14 @@ export async function ownProvenance(
 		for (const executionId of others) {
 			const data = await ctx.getExecutionDataById(executionId).catch(() => undefined);
 			const name = candidates.find((c) => c.p.executionId === executionId)?.p.node ?? node.name;
-			if (data && fingerprintOf(data, name, nodesBefore(ctx, name)) === identity.fingerprint) {
+			// an execution with an anchor derived a durable token, this run's if it were its lost try:
+			// another execution of the workflow started in the same second, killed with it (n8n's
+			// recovery saves whole seconds), has the same start times
+			if (
+				data &&
+				!anchorOf(data) &&
+				fingerprintOf(data, name, nodesBefore(ctx, name)) === identity.fingerprint
+			) {
 				for (const c of candidates) if (c.p.executionId === executionId) sameRun.add(c.p.run);
 			}
 		}

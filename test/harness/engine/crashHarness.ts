@@ -21,7 +21,7 @@ import type { IWorkflowBase } from 'n8n-workflow';
 import { POLLING } from '../../../nodes/shared/jobs/poller';
 import { RETRY } from '../../../nodes/shared/transport/retry';
 import type { RequestEvent, Sandbox } from '../../../sandbox';
-import type { CrashTask, WorkerMessage } from './crashWorker';
+import type { AlongsideTask, CrashTask, WorkerMessage } from './crashWorker';
 import type { RunOptions, RunResult } from './harness';
 import { startWorkflow } from './harness';
 import type { ExecutionStart, NodeEventMessage } from './n8nHost';
@@ -69,6 +69,49 @@ export interface CrashOptions extends RunOptions {
 	 * of a rejection.
 	 */
 	mayEnd?: boolean;
+	/** Other executions started in the same process while it runs (they die with it). */
+	alongside?: Alongside;
+}
+
+/**
+ * Executions a test starts in the killed n8n process beside the first (CrashOptions.alongside):
+ * the same main running two executions, both lost with it.
+ */
+export class Alongside {
+	private child?: ChildProcess;
+	private readonly pending = new Map<string, (status: string | undefined) => void>();
+
+	/** Starts an execution in the process: its status when it ended, undefined if it died first. */
+	async start(task: Omit<AlongsideTask, 'type'>): Promise<string | undefined> {
+		const child = this.child;
+		if (!child || !this.alive) return undefined;
+		return await new Promise((resolve) => {
+			this.pending.set(task.executionId, resolve);
+			child.send({ type: 'alongside', ...task } satisfies AlongsideTask, (e) => {
+				if (e) this.ended(task.executionId, undefined);
+			});
+		});
+	}
+
+	/** The process runs and can start another execution. */
+	get alive(): boolean {
+		return !!this.child?.connected;
+	}
+
+	bind(child: ChildProcess): void {
+		this.child = child;
+	}
+
+	ended(executionId: string, status: string | undefined): void {
+		this.pending.get(executionId)?.(status);
+		this.pending.delete(executionId);
+	}
+
+	/** The process is gone: what still ran in it ended with it. */
+	died(): void {
+		for (const id of [...this.pending.keys()]) this.ended(id, undefined);
+		this.child = undefined;
+	}
 }
 
 /** What is left of a killed n8n process. */
@@ -129,6 +172,7 @@ export async function crashExecution(
 			child.kill('SIGKILL');
 			return;
 		}
+		if (m.type === 'alongsideDone') return options.alongside?.ended(m.executionId, m.status);
 		if (m.type === 'save') saved.apply(m.entry);
 		else if (m.type === 'event') {
 			events.push(m.message);
@@ -139,7 +183,9 @@ export async function crashExecution(
 	});
 	const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
 	child.send(task);
+	options.alongside?.bind(child);
 	await closed;
+	options.alongside?.died();
 	killer.disarm();
 	if (ended) return { executionId, workflowData, saved, events, killedAt: 0, ended };
 	if (outcome) throw new Error(`The execution ${outcome} before the kill point\n${output}`);

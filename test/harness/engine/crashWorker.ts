@@ -50,11 +50,24 @@ function shiftClock(offset: number): void {
 	globalThis.Date = Shifted as DateConstructor;
 }
 
+/**
+ * Another execution the parent starts in this process while the first runs (the same n8n main:
+ * it dies with it): a new execution of `workflowData` (mode manual).
+ */
+export interface AlongsideTask {
+	type: 'alongside';
+	workflowData: IWorkflowBase;
+	executionId: string;
+	workflows: IWorkflowBase[];
+	requestHeaders?: Record<string, string>;
+}
+
 /** What the child tells, in the order it happens. */
 export type WorkerMessage =
 	| { type: 'save'; entry: SavedEntry }
 	| { type: 'event'; message: import('./n8nHost').NodeEventMessage }
 	| { type: 'done'; status: string }
+	| { type: 'alongsideDone'; executionId: string; status: string }
 	| { type: 'failed'; message: string };
 
 for (const node of Object.values(ACTION_NODES))
@@ -64,13 +77,18 @@ NODE_TYPES['test.binarySource'] = new TestBinarySource();
 
 const send = (m: WorkerMessage) => process.send?.(m);
 
+/** The process's database: one for every execution it runs. */
+const saved = new SavedExecutions();
+
 async function run(task: CrashTask): Promise<void> {
 	if (task.clockOffsetMs) shiftClock(task.clockOffsetMs);
 	Object.assign(POLLING, task.polling);
 	Object.assign(RETRY, task.retry);
-	const saved = new SavedExecutions();
 	for (const entry of task.saved) saved.apply(entry);
 	saved.onSave = (entry) => send({ type: 'save', entry });
+	process.on('message', (m: AlongsideTask) => {
+		if (m.type === 'alongside') alongside(task, m).catch(fail);
+	});
 	const execution = startExecution(
 		task.workflowData,
 		{
@@ -88,6 +106,23 @@ async function run(task: CrashTask): Promise<void> {
 	send({ type: 'done', status: result.status });
 }
 
+/** Another execution in this process (AlongsideTask), with the first one's credentials. */
+async function alongside(task: CrashTask, m: AlongsideTask): Promise<void> {
+	const execution = startExecution(m.workflowData, {
+		credentials: task.credentials,
+		executionId: m.executionId,
+		saved,
+		n8nMajor: task.n8nMajor,
+		workflows: m.workflows,
+		requestHeaders: m.requestHeaders,
+		onNodeEvent: (message) => send({ type: 'event', message }),
+	});
+	const result = await execution.done;
+	send({ type: 'alongsideDone', executionId: m.executionId, status: result.status });
+}
+
+const fail = (e: Error) => send({ type: 'failed', message: e.stack ?? String(e) });
+
 process.once('message', (task: CrashTask) => {
-	run(task).catch((e: Error) => send({ type: 'failed', message: e.stack ?? String(e) }));
+	run(task).catch(fail);
 });

@@ -22,7 +22,10 @@
  *   more often than that run's rows asked, nor more often than all runs together asked; (2) each
  *   output item carries a job of its own request, in order, none twice; (3) every job a run was
  *   charged for reaches its output or is named; (4) no execution outputs a job another execution
- *   made; (5) the Retry fails only by refusing and naming; the other executions do not fail.
+ *   made; (5) a Retry fails only by refusing and naming; the other executions do not fail.
+ * - Other executions may run in the killed process too (`sameProcess`: the same main running
+ *   them): started there (crashHarness.ts Alongside) while it lives, killed with `x`, recovered
+ *   from its event log and retried each (`r1`, `r2`), each Retry with its execution a logical run.
  *
  * Timing outside the scheduler (n8n-core's engine, the child process, polling sleeps) still
  * varies: a replay with the same seed and path usually, not always, takes the same interleaving.
@@ -34,7 +37,7 @@ import { sleep } from 'n8n-workflow';
 import type { GatedRequest, Sandbox } from '../../../sandbox';
 import { client } from '../sandbox/helpers';
 import type { CrashedExecution } from '../engine/crashHarness';
-import { amend, crashExecution, retry } from '../engine/crashHarness';
+import { Alongside, amend, crashExecution, retry } from '../engine/crashHarness';
 import type { RunResult } from '../engine/harness';
 import { startWorkflow } from '../engine/harness';
 import { SavedExecutions } from '../engine/savedExecutions';
@@ -78,6 +81,13 @@ export interface ConcurrentScenario {
 	 * after MediaGen started.
 	 */
 	killFrom: number;
+	/**
+	 * Which other executions run in the killed process (bit i: `o{i+1}`), as the same n8n main
+	 * would run them: killed with `x`, recovered from its event log and retried (`r{i+1}`); the
+	 * rest run in this process, as another main or a worker would. Drawn after the rest, so that
+	 * earlier seeds draw their other fields as before; absent in cases printed before it: none.
+	 */
+	sameProcess?: number;
 }
 
 const letter = fc.constantFrom(...LETTERS);
@@ -95,6 +105,7 @@ export const concurrentScenario: fc.Arbitrary<ConcurrentScenario> = fc.record({
 	}),
 	retryWhile: fc.boolean(),
 	killFrom: fc.nat(6),
+	sameProcess: fc.constantFrom(0, 0, 0, 1, 2, 3),
 });
 
 /** The header that marks which execution sent a request. */
@@ -177,7 +188,7 @@ class Traffic {
 				this.waiting.set(actor, (this.waiting.get(actor) ?? 1) - 1);
 				this.moved = Date.now();
 			}
-			if (actor === 'r' && r.method === 'GET' && !r.path.endsWith('/workspace'))
+			if (/^r\d*$/.test(actor) && r.method === 'GET' && !r.path.endsWith('/workspace'))
 				this.lookedAt ??= this.made.length;
 			if (!create) return undefined;
 			return (status: number, json: unknown) => {
@@ -282,6 +293,13 @@ export async function runConcurrentCase(
 	const finished: Array<Promise<unknown>> = [];
 	let crashed: CrashedExecution | undefined;
 	const results: Record<string, RunResult> = {};
+	// the other executions of the killed process: its marks, and the status of those that ended
+	const along = new Alongside();
+	const inKilled = new Set<string>();
+	const endedInKilled = new Map<string, string>();
+	const idOf = (i: number) => String(1001 + i * 100);
+	const inKilledIds = () =>
+		new Set(theirs.flatMap((_, i) => (inKilled.has(`o${i + 1}`) ? [idOf(i)] : [])));
 	try {
 		// the kill: from `killFrom` on, when the scheduler draws it
 		let killNow = () => {};
@@ -291,8 +309,10 @@ export async function runConcurrentCase(
 			if (armed) return;
 			armed = true;
 			void s.schedule(Promise.resolve(), 'kill n8n (x)').then(() => {
-				traffic.dead.add('x');
-				traffic.live.delete('x');
+				for (const mark of ['x', ...inKilled]) {
+					traffic.dead.add(mark);
+					traffic.live.delete(mark);
+				}
 				killNow();
 			});
 		};
@@ -308,16 +328,25 @@ export async function runConcurrentCase(
 				const runs = theirs.map(async (t, i) => {
 					await s.schedule(Promise.resolve(), `start o${i + 1}`);
 					const mark = `o${i + 1}`;
+					const options = {
+						workflows: t.workflows,
+						executionId: idOf(i),
+						requestHeaders: { [ACTOR]: mark },
+					};
 					traffic.live.add(mark);
 					try {
-						results[mark] = await startWorkflow(t.workflow, {
-							credentials,
-							saved,
-							n8nMajor: c.n8nMajor,
-							workflows: t.workflows,
-							executionId: String(1001 + i * 100),
-							requestHeaders: { [ACTOR]: mark },
-						}).done;
+						// in the killed process while it lives (started after the kill: in another)
+						if (((c.sameProcess ?? 0) >> i) & 1 && along.alive) {
+							inKilled.add(mark);
+							const status = await along.start({ workflowData: t.workflow, ...options });
+							if (status) endedInKilled.set(mark, status);
+						} else
+							results[mark] = await startWorkflow(t.workflow, {
+								...options,
+								credentials,
+								saved,
+								n8nMajor: c.n8nMajor,
+							}).done;
 					} finally {
 						traffic.live.delete(mark);
 					}
@@ -336,31 +365,50 @@ export async function runConcurrentCase(
 			workflows: mine.workflows,
 			requestHeaders: { [ACTOR]: 'x' },
 			timeoutMs: 240_000,
+			alongside: along,
 			onNodeEvent: (m) => {
-				if (m.eventName === 'n8n.node.started' && m.payload.nodeName === 'Slow') arm();
+				if (
+					m.eventName === 'n8n.node.started' &&
+					m.payload.nodeName === 'Slow' &&
+					!inKilledIds().has(String(m.payload.executionId))
+				)
+					arm();
 			},
 		});
 		const whole = (async () => {
 			crashed = await victim;
-			traffic.live.delete('x');
-			traffic.dead.add('x');
-			if (!c.retryWhile) await othersDone;
-			if (crashed.ended) return;
-			recoverKilled(crashed);
-			traffic.live.add('r');
-			const retried = retry(saved, crashed.executionId, {
-				credentials,
-				n8nMajor: c.n8nMajor,
-				workflows: mine.workflows,
-				loadWorkflow: true,
-				currentWorkflow: mine.workflow,
-				requestHeaders: { [ACTOR]: 'r' },
-			});
-			try {
-				results.r = await retried;
-			} finally {
-				traffic.live.delete('r');
+			for (const mark of ['x', ...inKilled]) {
+				traffic.live.delete(mark);
+				traffic.dead.add(mark);
 			}
+			if (!c.retryWhile) await othersDone;
+			recoverKilled(crashed);
+			// n8n's Retry of each execution the kill lost: `x` (r) and those beside it (r1, r2)
+			const lost = [
+				...(crashed.ended ? [] : [{ mark: 'r', id: crashed.executionId, w: mine }]),
+				...theirs.flatMap((w, i) =>
+					inKilled.has(`o${i + 1}`) && saved.record(idOf(i))?.status === 'crashed'
+						? [{ mark: `r${i + 1}`, id: idOf(i), w }]
+						: [],
+				),
+			];
+			await Promise.all(
+				lost.map(async ({ mark, id, w }) => {
+					traffic.live.add(mark);
+					try {
+						results[mark] = await retry(saved, id, {
+							credentials,
+							n8nMajor: c.n8nMajor,
+							workflows: w.workflows,
+							loadWorkflow: true,
+							currentWorkflow: w.workflow,
+							requestHeaders: { [ACTOR]: mark },
+						});
+					} finally {
+						traffic.live.delete(mark);
+					}
+				}),
+			);
 			await othersDone;
 		})();
 		finished.push(whole);
@@ -385,11 +433,24 @@ export async function runConcurrentCase(
 		);
 	c.others.forEach((o, i) => {
 		const mark = `o${i + 1}`;
+		const retried = results[`r${i + 1}`];
+		// one that ran in the killed process and ended before the kill: its run as saved
+		const saved_ = endedInKilled.has(mark) || (inKilled.has(mark) && !retried);
+		const data = saved.get(idOf(i));
+		// started in the process as it died, before n8n created it: it never ran
+		if (inKilled.has(mark) && !retried && !data) return;
 		logical.push(
-			logicalOf(c, mark, [mark], o.rows, {
-				runData: results[mark].run.data.resultData.runData,
-				error: results[mark].error,
-			}),
+			retried
+				? logicalOf(c, `${mark}+r${i + 1}`, [mark, `r${i + 1}`], o.rows, {
+						runData: retried.run.data.resultData.runData,
+						error: retried.error,
+					})
+				: saved_ && data
+					? logicalOf(c, mark, [mark], o.rows, { runData: data.resultData.runData })
+					: logicalOf(c, mark, [mark], o.rows, {
+							runData: results[mark].run.data.resultData.runData,
+							error: results[mark].error,
+						}),
 		);
 	});
 
@@ -403,7 +464,7 @@ export async function runConcurrentCase(
 	// have made with its answer lost; nothing in the record tells them apart (docs/batches.md, not
 	// covered). The Retry taking it, and its own dub it displaced, are reported as known.
 	const recordLimit = (l: Logical, by: string | undefined) =>
-		c.kind === 'dub' && l.name === 'x+r' && !!by && by.startsWith('o');
+		c.kind === 'dub' && l.name.includes('+') && !!by && !l.actors.includes(by);
 	const callCount = calls(c.shape);
 	const maker = new Map(traffic.made.map((m) => [m.id, m.actor]));
 	const all = await madeJobs(scenario, api, records);
@@ -417,7 +478,7 @@ export async function runConcurrentCase(
 		c.n8nMajor === 1 || c.kind === 'dub'
 			? traffic.made
 					.slice(traffic.lookedAt ?? traffic.made.length)
-					.filter((m) => m.actor === 'x')
+					.filter((m) => m.actor === 'x' || inKilled.has(m.actor))
 					.map((m) => rowOf.get(m.id))
 			: [],
 	);
@@ -437,9 +498,9 @@ export async function runConcurrentCase(
 	for (const m of all)
 		if (!maker.has(m.id)) violations.push(`1: job ${m.id} (row ${m.row}) made by no execution`);
 	for (const l of logical) {
-		// 5. the Retry fails only by refusing and naming; the others do not fail
+		// 5. a Retry fails only by refusing and naming; the others do not fail
 		if (l.error) {
-			if (l.name !== 'x+r' || !/Cannot tell/.test(l.error))
+			if (!l.name.includes('+') || !/Cannot tell/.test(l.error))
 				violations.push(`5: ${l.name} failed: ${l.error.slice(0, 300)}`);
 			continue;
 		}
@@ -481,6 +542,24 @@ export async function runConcurrentCase(
 				);
 	}
 	const made = traffic.made.map((m) => `${m.actor}:${rowOf.get(m.id) ?? '?'}`).join(' ');
-	const summary = `${x.ended ? 'x ended before the kill' : `killed, retry ${results.r?.error ? 'refused' : 'ok'}`}; made ${made || 'nothing'}`;
+	const beside = [...inKilled]
+		.map((m) => {
+			const retried = results[`r${m.slice(1)}`];
+			const fate = retried ? `retried ${retried.error ? 'refused' : 'ok'}` : 'not created';
+			return `${m} ${endedInKilled.has(m) ? 'ended' : fate}`;
+		})
+		.join(', ');
+	const summary = `${x.ended ? 'x ended before the kill' : `killed, retry ${results.r?.error ? 'refused' : 'ok'}`}${beside ? ` (in the killed process: ${beside})` : ''}; made ${made || 'nothing'}`;
+	// n8n 1.x without a saved identity: another execution of the same workflow killed in the same
+	// process, its nodes started in the same seconds (n8n's recovery saves whole seconds), has
+	// saved data like the lost try's: their Retries cannot tell whose jobs are whose (a stated
+	// limit, docs/batches.md "Not covered"); on 2.x each execution's resumeToken tells them apart
+	const twins =
+		c.n8nMajor === 1 &&
+		!x.ended &&
+		c.others.some(
+			(o, i) => o.sameWorkflow && inKilled.has(`o${i + 1}`) && !endedInKilled.has(`o${i + 1}`),
+		);
+	if (twins) return { violations: [], known: [...known, ...violations], summary };
 	return { violations, known, summary };
 }
