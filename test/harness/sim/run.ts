@@ -759,13 +759,17 @@ export const knownLimit = (s: Scenario) =>
  * ran (or before its end was saved) keeps no node context, so its Retry uploads the file again,
  * a second asset if the killed run's complete had been answered; so does the Retry of a parent
  * whose sub-workflow uploads (n8n starts the sub-workflow again as a new execution, without the
- * failed one's node context). Such a case's extra asset (invariant 1) and the unnamed first one
- * (3) are reported, not failed.
+ * failed one's node context); so does a Retry after Stop (n8n writes back the execution's data
+ * as read at the Stop: the node context of the stopped run is not in it). Such a case's extra
+ * asset (invariant 1) and the unnamed first one (3) are reported, not failed.
  */
 const uploadLimit = (s: Scenario, first: FirstRun) =>
 	s.kind === 'upload' &&
 	(first.status === 'crashed' ||
 		!!s.adversary?.retryKill ||
+		// Stop: n8n writes back the data it read at the Stop, without the node context
+		!!s.adversary?.stop ||
+		!!s.adversary?.retryStop ||
 		(first.status === 'error' &&
 			(s.shape === 'sub' || s.shape === 'subTwice' || s.shape === 'subSeq')));
 
