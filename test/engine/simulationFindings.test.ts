@@ -1023,3 +1023,55 @@ test('n8n 2.x, two executions of one workflow killed in one process: each Retry 
 	}
 	expect(await madeJobs(s, api, records)).toHaveLength(4);
 }, 120_000);
+
+/**
+ * The adversary's seed 81205 (n8n 1.x, progress saving off, Generation → Create, row B edited
+ * into A before the Retry): Stop in the run after B's create, Stop in its Retry after A's, then
+ * Retry again; and n8n killed in a Wait after the node, the worker lost without its event log.
+ * The lost try saved nothing (the Stop wrote back the data of its start; the lost worker's
+ * data is that of its start too), so its B job was neither its own by token nor by start times:
+ * no item asks for B any more, and it was named nowhere (charged, in no output). Such jobs of an
+ * execution n8n saved nothing of are named now in a warning hint (durable/unproven.ts
+ * unprovenOrphans), as maybe the lost try's.
+ */
+describe('n8n 1.x, progress saving off, the lost try saved nothing, its row edited before the Retry', () => {
+	const edited: Scenario = {
+		...base,
+		n8nMajor: 1,
+		shape: 'plain',
+		rows: ['B'],
+		change: { kind: 'edit', at: 0, row: 'A' },
+	};
+	test('Stop in the run, Stop in its Retry, Retry again: the B job is named', async () => {
+		await expectUnbroken(
+			{
+				...edited,
+				dayPasses: true,
+				kill: { at: 'none' },
+				adversary: {
+					settings: { executeOnce: true },
+					stop: { at: 'create', k: 1 },
+					retryStop: { at: 'create', k: 1 },
+				},
+			},
+			/retry stopped, creates 1, retry creates 0, retry ok/,
+		);
+	}, 120_000);
+	test('killed in a Wait after the node, the worker lost without its event log: the B jobs are named', async () => {
+		await expectUnbroken(
+			{
+				...edited,
+				rows: ['B', 'B'],
+				other: true,
+				kill: { at: 'wait', run: 1 },
+				adversary: {
+					settings: { executeOnce: true },
+					wait: 'after',
+					fault: { kind: 'lost', k: 1, times: 1 },
+					queue: 'crashedNoLog',
+				},
+			},
+			/retry ok/,
+		);
+	}, 120_000);
+});

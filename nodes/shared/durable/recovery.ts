@@ -1,9 +1,8 @@
 /**
- * Finds at MediaGen what an earlier try of a node run did without a record of it (n8n died while
- * the node ran, an answer was lost), so a retry waits for those jobs and outputs those answers
- * instead of starting or charging them again, by each endpoint's `recover` rule or `charged`
- * evidence; where the lists cannot prove that nothing was done, the item is named as unsure
- * instead of being sent. docs/batches.md lists the rules and what each one covers.
+ * Finds at MediaGen what an earlier try of a node run did without a record of it (n8n died, an
+ * answer was lost), so a retry waits for those jobs and outputs those answers instead of starting
+ * or charging them again, by each endpoint's `recover` rule or `charged` evidence; where the lists
+ * cannot prove that nothing was done, the item is refused and named (docs/batches.md).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -11,7 +10,7 @@ import type { ChargedRule, RecoverRule } from '../catalog/dsl';
 import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
-import { unprovenHit, unprovenRuns } from './unproven';
+import { unprovenHit, unprovenOrphans, unprovenRuns } from './unproven';
 import type { Provenance } from './identity';
 import { defaultIdempotencyKey, loopEnds, provenanceIn } from './identity';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -287,8 +286,8 @@ function otherExecutions(lookup: Lookup, records: IDataObject[]) {
 export async function orphansOf(
 	lookup: Lookup,
 	plans: RecoverablePlan[],
-): Promise<{ lost: IDataObject[]; sameRecord: IDataObject[] }> {
-	const none = { lost: [], sameRecord: [] };
+): Promise<{ lost: IDataObject[]; maybe: IDataObject[]; sameRecord: IDataObject[] }> {
+	const none = { lost: [], maybe: [], sameRecord: [] };
 	if (!lookup.retrying) return none;
 	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
 	const byRecord = plans.filter((p) => p.endpoint.job?.recover?.by === 'generations');
@@ -299,7 +298,8 @@ export async function orphansOf(
 	const lost = (await lostJobs(lookup, records))
 		.filter(({ p }) => mine.length && p.request && !asked.has(p.request))
 		.map(({ record }) => record);
-	if (!byRecord.length || !lookup.ranBefore) return { lost, sameRecord: [] };
+	const maybe = mine.length ? await unprovenOrphans(lookup, records, asked) : [];
+	if (!byRecord.length || !lookup.ranBefore) return { lost, maybe, sameRecord: [] };
 	// record-matched kinds: work on the same record, made since the lost try may have begun (the
 	// window reaches back over the clocks' margin), with values no item asks for now (a row edited
 	// or removed before the Retry)
@@ -316,7 +316,7 @@ export async function orphansOf(
 	const last = !!lookup.repeats && loopEnds(lookup.ctx) === true;
 	const orphan = (r: IDataObject) =>
 		onRecord(r) && !lookup.claimed.has(String(r.id)) && (last || !askedFor(r));
-	return { lost, sameRecord: records.filter(orphan) };
+	return { lost, maybe, sameRecord: records.filter(orphan) };
 }
 
 /**

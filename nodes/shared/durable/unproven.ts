@@ -13,7 +13,7 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 import type { Provenance } from './identity';
 import { fingerprintOf, nodesBefore, savedExecutionData } from './identity';
 import type { Lookup } from './lookups';
-import { positionProvenance, RECOVERY } from './lookups';
+import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
 
 /**
  * In n8n's Retry of a run without a saved identity (n8n 1.x), this node's and position's
@@ -45,6 +45,25 @@ export async function unprovenRuns(
 		blind.set(id, !!data && fingerprintOf(data, name, nodesBefore(ctx, name)) === undefined);
 	}
 	return candidates.filter((c) => blind.get(c.p.executionId));
+}
+
+/**
+ * Such records for requests no item of this run asks for now (the input or the node changed
+ * before the Retry): they may be the lost try's, charged and in no output: named, not taken.
+ */
+export async function unprovenOrphans(
+	lookup: Lookup,
+	records: IDataObject[],
+	asked: Set<string | undefined>,
+): Promise<IDataObject[]> {
+	const mine = await ownProvenance(lookup, records);
+	const maybe = await unprovenRuns(lookup, records, mine);
+	return maybe
+		.filter(
+			({ p, record }) =>
+				p.request && !asked.has(p.request) && !lookup.claimed.has(String(record.id)),
+		)
+		.map(({ record }) => record);
 }
 
 /** The reason an item whose request such a record holds is refused. */

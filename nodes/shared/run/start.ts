@@ -181,8 +181,9 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 	const { ctx, lookup } = run;
 	if (!lookup || typeof ctx.addExecutionHints !== 'function') return;
 	const plans = run.plans.filter((p) => p.job && !p.endpoint.nodeOperation);
-	const { lost, sameRecord } = await orphansOf(lookup, plans).catch(() => ({
+	const { lost, maybe, sameRecord } = await orphansOf(lookup, plans).catch(() => ({
 		lost: [],
+		maybe: [],
 		sameRecord: [],
 	}));
 	const list = (jobs: IDataObject[]) =>
@@ -193,6 +194,10 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 	if (lost.length)
 		hint(
 			`The lost try of this run started ${n(lost)} for requests no item asks for now (the input or the node changed before the Retry): ${list(lost)}. ${lost.length === 1 ? 'It is' : 'They are'} charged when ${lost.length === 1 ? 'it succeeds' : 'they succeed'}, and not in this output: use Generation → Wait or Collect to get ${lost.length === 1 ? 'it' : 'them'}.`,
+		);
+	if (maybe.length)
+		hint(
+			`MediaGen holds ${n(maybe)} of this node for requests no item asks for now, made by an execution n8n saved nothing of (n8n 1.x without Save Execution Progress: a Stop, a queue-mode worker lost): the lost try's, or another execution's, and the node cannot tell: ${list(maybe)}. Charged when they succeed, and not in this output (Generation → Wait gets one by its ID).`,
 		);
 	if (sameRecord.length)
 		hint(
