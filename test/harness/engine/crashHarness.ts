@@ -153,6 +153,8 @@ export async function crashExecution(
 		retry: { ...RETRY },
 		clockOffsetMs: options.clockOffsetMs,
 		requestHeaders: options.requestHeaders,
+		// the test's process gives out ids too: the child takes the next lane
+		...(saved.lane ? { lane: { ...saved.lane, rem: (saved.lane.rem + 1) % saved.lane.mod } } : {}),
 	};
 	const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
 		cwd: REPO_ROOT,

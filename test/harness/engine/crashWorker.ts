@@ -33,6 +33,8 @@ export interface CrashTask {
 	/** This n8n process's clock against the real one (ms): n8n's clock stepped before a restart. */
 	clockOffsetMs?: number;
 	requestHeaders?: Record<string, string>;
+	/** The ids this process gives out (SavedExecutions.lane), when the parent gives out some too. */
+	lane?: { mod: number; rem: number };
 }
 
 /** Shifts this process's clock (Date.now and `new Date()`) by `offset` ms. */
@@ -85,6 +87,7 @@ async function run(task: CrashTask): Promise<void> {
 	Object.assign(POLLING, task.polling);
 	Object.assign(RETRY, task.retry);
 	for (const entry of task.saved) saved.apply(entry);
+	saved.lane = task.lane;
 	saved.onSave = (entry) => send({ type: 'save', entry });
 	process.on('message', (m: AlongsideTask) => {
 		if (m.type === 'alongside') alongside(task, m).catch(fail);

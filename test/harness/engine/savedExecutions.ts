@@ -42,6 +42,12 @@ export class SavedExecutions {
 	private readonly first = new Map<string, string>();
 	private readonly records = new Map<string, ExecutionRecord>();
 	onSave?: (entry: SavedEntry) => void;
+	/**
+	 * The ids this store gives out, where two processes give out ids at the same time (a test's
+	 * and a child n8n's): those with remainder `rem` modulo `mod`, so that they never give out the
+	 * same id before each has seen the other's saves (n8n's database has one sequence).
+	 */
+	lane?: { mod: number; rem: number };
 	private lastId = 0;
 
 	/**
@@ -52,6 +58,8 @@ export class SavedExecutions {
 		for (const id of this.first.keys())
 			if (/^\d+$/.test(id)) this.lastId = Math.max(this.lastId, Number(id));
 		this.lastId++;
+		const lane = this.lane;
+		while (lane && this.lastId % lane.mod !== lane.rem) this.lastId++;
 		return String(this.lastId);
 	}
 

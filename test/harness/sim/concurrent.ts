@@ -297,7 +297,11 @@ export async function runConcurrentCase(
 	const along = new Alongside();
 	const inKilled = new Set<string>();
 	const endedInKilled = new Map<string, string>();
-	const idOf = (i: number) => String(1001 + i * 100);
+	// each execution's id as n8n's one sequence gives them, when it starts (this process and the
+	// killed one give out ids at the same time: each from a lane of its own)
+	saved.lane = { mod: 2, rem: 0 };
+	const ids = new Map<number, string>();
+	const idOf = (i: number) => ids.get(i) ?? '';
 	const inKilledIds = () =>
 		new Set(theirs.flatMap((_, i) => (inKilled.has(`o${i + 1}`) ? [idOf(i)] : [])));
 	try {
@@ -328,6 +332,7 @@ export async function runConcurrentCase(
 				const runs = theirs.map(async (t, i) => {
 					await s.schedule(Promise.resolve(), `start o${i + 1}`);
 					const mark = `o${i + 1}`;
+					ids.set(i, saved.nextId());
 					const options = {
 						workflows: t.workflows,
 						executionId: idOf(i),
