@@ -1075,3 +1075,60 @@ describe('n8n 1.x, progress saving off, the lost try saved nothing, its row edit
 		);
 	}, 120_000);
 });
+
+/**
+ * The adversary's seed 91205 (a sub-workflow called twice, the node's request edited before the
+ * Retry, that Retry killed after both calls, progress saved): the lost try's job of the old request
+ * is named by the killed Retry's sub-execution (its warning hint), which n8n saved when it ended;
+ * the last Retry resumes after the calls and runs no sub-execution. The simulation read only the
+ * last execution's sub-executions and reported it named nowhere: a flaw of the oracle, which now
+ * reads every saved sub-execution of the case. No change in the node.
+ */
+const editedCalls: Array<[1 | 2, Partial<Scenario>]> = [
+	[
+		2,
+		{
+			rows: ['A'],
+			dayPasses: true,
+			kill: { at: 'none' },
+			adversary: {
+				settings: { executeOnce: true },
+				retryKill: { at: 'after' },
+				stop: { at: 'create', k: 1 },
+				edit: 'request',
+			},
+		},
+	],
+	[
+		1,
+		{
+			rows: ['D', 'A', 'A'],
+			reversed: true,
+			change: { kind: 'swap', i: 1, j: 3 },
+			clockOffsetMs: 300_000,
+			kill: { at: 'create', k: 1 },
+			adversary: {
+				settings: { executeOnce: true },
+				wait: 'after',
+				retryKill: { at: 'after' },
+				edit: 'request',
+			},
+		},
+	],
+];
+test.each(editedCalls)(
+	'n8n %s.x, a sub-workflow called twice, its request edited, the Retry killed after the calls: the old job is named',
+	async (major, change) => {
+		await expectUnbroken(
+			{
+				...base,
+				...(change as Partial<Scenario>),
+				n8nMajor: major,
+				progress: true,
+				shape: 'subTwice',
+			},
+			/retry creates 0, retry ok/,
+		);
+	},
+	120_000,
+);

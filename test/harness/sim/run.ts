@@ -896,11 +896,15 @@ function retryOptions(saved: SavedExecutions, executionId: string, options: Retr
 	}
 }
 
-/** The hints of the sub-executions `executionId` called, in one text. */
-const subHintsOf = (saved: SavedExecutions, executionId: string) =>
+/**
+ * The hints of the case's sub-executions, in one text: of the last execution's, and of those an
+ * earlier try called that n8n saved (a Retry resumed with progress saving after a killed try's
+ * calls: their sub-executions, which named what they found, are in the executions list).
+ */
+const subHintsOf = (saved: SavedExecutions) =>
 	saved
 		.executions()
-		.filter((e) => e.parentExecutionId === executionId)
+		.filter((e) => e.parentExecutionId)
 		.map((e) => hintsOf(saved.get(e.id)?.resultData.runData ?? {}))
 		.join(' ');
 
@@ -953,7 +957,7 @@ export async function runCase(
 			status: 'success',
 			after: s.rows,
 			unedited: s.rows,
-			subHints: subHintsOf(saved, first.executionId),
+			subHints: subHintsOf(saved),
 			node: 'MediaGen',
 			ranNow: () => true,
 		};
@@ -1059,7 +1063,7 @@ export async function runCase(
 			status,
 			after: after.map((r) => editedRow(r, edit)),
 			unedited: after,
-			subHints: subHintsOf(saved, executionId),
+			subHints: subHintsOf(saved),
 			node,
 			ranNow: ranNowIn(s, saved, first.executionId, data, node),
 		};
