@@ -1132,3 +1132,34 @@ test.each(editedCalls)(
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 101205 (Cinema Project → Generate in Loop Over Items, progress saved, rows
+ * D, D, the first row edited into A and the node renamed before the Retry, n8n killed in the Wait
+ * before the second iteration's node): the Retry resumes at the second iteration and restores the
+ * first's output under the node's old name; the renamed node's node context and saved runs (both
+ * by name) were empty, so the second iteration's lookup took the first iteration's frame (one job
+ * for two items, D's second shot never made). The jobs output under a name the workflow has no
+ * longer are claimed now (nodes/shared/durable/calls.ts jobsOfRenamedRuns).
+ */
+test.each([2, 1] as const)(
+	'n8n %s.x, Loop Over Items, the node renamed before a Retry that resumes: a later iteration does not take an earlier one’s job',
+	async (major) => {
+		await expectUnbroken(
+			{
+				...base,
+				n8nMajor: major,
+				progress: true,
+				kind: 'cinema',
+				shape: 'loop',
+				rows: ['D', 'D'],
+				change: { kind: 'edit', at: 0, row: 'A' },
+				dayPasses: true,
+				kill: { at: 'wait', run: 2 },
+				adversary: { settings: {}, wait: 'before', edit: 'rename' },
+			},
+			/retry creates 1, retry ok/,
+		);
+	},
+	120_000,
+);

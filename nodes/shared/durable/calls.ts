@@ -15,6 +15,7 @@ import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-work
 import {
 	anchorOf,
 	firstRunsOf,
+	inWorkflow,
 	isRecoveredRun,
 	nodesBefore,
 	parentOf,
@@ -216,9 +217,21 @@ export function jobsOutputBefore(ctx: IExecuteFunctions): string[] {
 	return ids;
 }
 
+/**
+ * In n8n's Retry, the ids of the jobs output by runs saved under a node name the workflow has no
+ * longer: this node renamed before a Retry that resumes with progress saving (its finished loop
+ * iterations' outputs are restored under the old name). No iteration of this run takes them.
+ */
+export async function jobsOfRenamedRuns(ctx: IExecuteFunctions): Promise<string[]> {
+	const runData = (await savedExecutionData(ctx))?.resultData?.runData ?? {};
+	return Object.entries(runData)
+		.filter(([name]) => !inWorkflow(ctx, name))
+		.flatMap(([, runs]) => (runs ?? []).flatMap((r) => (r.data?.main ?? []).flatMap(jobIdsOf)));
+}
+
 /** The job ids among output items (their `id`). */
-const jobIdsOf = (items: Array<{ json?: IDataObject } | null | undefined>) =>
-	items.flatMap((item) => (typeof item?.json?.id === 'string' ? [item.json.id] : []));
+const jobIdsOf = (items: Array<{ json?: IDataObject } | null | undefined> | null) =>
+	(items ?? []).flatMap((item) => (typeof item?.json?.id === 'string' ? [item.json.id] : []));
 
 /**
  * In a sub-execution, the ids of the jobs this node output in the sub-executions n8n created for

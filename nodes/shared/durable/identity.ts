@@ -233,6 +233,13 @@ export function isRecoveredRun(task: ITaskData | undefined): boolean {
 	return first?.isArtificialRecoveredEventItem === true;
 }
 
+/** Whether the workflow has a node of that name (not one renamed or removed since a run saved). */
+export const inWorkflow = (ctx: IExecuteFunctions, name: string) =>
+	typeof ctx.getParentNodes !== 'function' ||
+	typeof ctx.getChildNodes !== 'function' ||
+	ctx.getParentNodes(name).length > 0 ||
+	ctx.getChildNodes(name).length > 0;
+
 /**
  * Whether the saved data an n8n Retry starts from shows every node its lost try started: n8n saved
  * the execution whole when it failed (the Retry removed the failed node's last run, leaving it
@@ -245,12 +252,7 @@ export function isRecoveredRun(task: ITaskData | undefined): boolean {
 function showsEveryStart(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined): boolean {
 	const runData = saved?.resultData?.runData ?? {};
 	const own = ctx.getNode().name;
-	const connected = (name: string) =>
-		typeof ctx.getParentNodes !== 'function' ||
-		typeof ctx.getChildNodes !== 'function' ||
-		ctx.getParentNodes(name).length > 0 ||
-		ctx.getChildNodes(name).length > 0;
-	if (Object.keys(runData).some((name) => name !== own && !connected(name))) return false;
+	if (Object.keys(runData).some((name) => name !== own && !inWorkflow(ctx, name))) return false;
 	const runs = Object.values(runData);
 	return runs.some((r) => r?.length === 0) || runs.flat().some(isRecoveredRun);
 }

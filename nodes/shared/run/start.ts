@@ -14,7 +14,7 @@ import type { PendingJob } from '../jobs/poller';
 import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { orphansOf, recoverAnswers, recoverStartedJobs } from '../durable/recovery';
-import { jobsOfEarlierCalls, jobsOutputBefore } from '../durable/calls';
+import { jobsOfEarlierCalls, jobsOfRenamedRuns, jobsOutputBefore } from '../durable/calls';
 import { establishRun, repeatsInExecution } from '../durable/identity';
 import { parentIsRetry } from '../durable/parentRun';
 import { Lookups } from '../durable/lookups';
@@ -59,6 +59,8 @@ export async function establish(run: StartingRun): Promise<void> {
 		claimed: new Set([
 			...run.memory.claimed(),
 			...(retrying || ranBefore ? jobsOutputBefore(ctx) : []),
+			// and what its finished iterations output before it was renamed (restored by the Retry)
+			...(retrying ? await jobsOfRenamedRuns(ctx) : []),
 		]),
 		retrying,
 		ranBefore,
