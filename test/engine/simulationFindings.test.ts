@@ -1134,7 +1134,7 @@ test.each(editedCalls)(
 );
 
 /**
- * The adversary's seed 101205 (Cinema Project → Generate in Loop Over Items, progress saved, rows
+ * The adversary's seed 590299261 (Cinema Project → Generate in Loop Over Items, progress saved, rows
  * D, D, the first row edited into A and the node renamed before the Retry, n8n killed in the Wait
  * before the second iteration's node): the Retry resumes at the second iteration and restores the
  * first's output under the node's old name; the renamed node's node context and saved runs (both
