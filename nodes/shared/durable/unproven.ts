@@ -23,13 +23,17 @@ import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
  * try), and deletes a successful one the workflow does not save. `mine`: what ownProvenance
  * found of the lost try (read once by the caller).
  */
+/** n8n's Retry of a run without a saved identity (n8n 1.x), where such records may be its own. */
+const withoutIdentity = ({ retrying, subOfRetried, identity }: Lookup) =>
+	retrying && !subOfRetried && (!identity.durable || !!identity.blind);
+
 export async function unprovenRuns(
 	lookup: Lookup,
 	records: IDataObject[],
 	mine: Array<{ record: IDataObject }>,
 ): Promise<Array<{ record: IDataObject; p: Provenance }>> {
-	const { ctx, identity } = lookup;
-	if (!lookup.retrying || lookup.subOfRetried || (identity.durable && !identity.blind)) return [];
+	const { ctx } = lookup;
+	if (!withoutIdentity(lookup)) return [];
 	const self = String(ctx.getExecutionId() ?? '');
 	const own = new Set(mine.map((c) => String(c.record.id)));
 	const candidates = positionProvenance(lookup, records).filter(
@@ -56,6 +60,7 @@ export async function unprovenOrphans(
 	records: IDataObject[],
 	asked: Set<string | undefined>,
 ): Promise<IDataObject[]> {
+	if (!withoutIdentity(lookup)) return [];
 	const mine = await ownProvenance(lookup, records);
 	const maybe = await unprovenRuns(lookup, records, mine);
 	return maybe
