@@ -350,20 +350,23 @@ interface ModeDraws {
 	queue?: QueueLoss;
 }
 
+/** Queue mode's lost worker, in half the cases: none, or what n8n makes of it. */
+const queueLoss = fc.constantFrom<QueueLoss | undefined>(
+	undefined,
+	undefined,
+	undefined,
+	'stalled',
+	'crashed',
+	'crashedNoLog',
+);
+
 /** The dimensions `modes` adds: Stop, the edited workflow, queue mode's lost worker. */
 const modeDraws: fc.Arbitrary<ModeDraws> = fc.record({
 	stop: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
 	stopWaiting: fc.boolean(),
 	stopK: fc.nat(5),
 	edit: fc.constantFrom<Edit | undefined>(undefined, undefined, 'request', 'rename', 'nodeBefore'),
-	queue: fc.constantFrom<QueueLoss | undefined>(
-		undefined,
-		undefined,
-		undefined,
-		'stalled',
-		'crashed',
-		'crashedNoLog',
-	),
+	queue: queueLoss,
 });
 
 /**
@@ -423,14 +426,7 @@ function retryStopped(
 }
 
 /** What `retryQueued` draws (after the rest: the other draws of a seed stay as they were). */
-const retryQueueDraws = fc.constantFrom<QueueLoss | undefined>(
-	undefined,
-	undefined,
-	undefined,
-	'stalled',
-	'crashed',
-	'crashedNoLog',
-);
+const retryQueueDraws = queueLoss;
 
 /** Queue mode's lost worker in n8n's Retry, where n8n is killed in it (`retryKill`). */
 const retryQueued = (s: Scenario, q: QueueLoss | undefined): Scenario =>
