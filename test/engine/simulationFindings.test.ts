@@ -1163,3 +1163,43 @@ test.each([2, 1] as const)(
 	},
 	120_000,
 );
+
+/**
+ * The same with Stop in that Retry after its create, then Retry again (the adversary's seed
+ * 590299261 with `retryStop`). The renamed node's runs count from 0 again, so its second
+ * iteration derives the key of the first iteration's run under the old name; a day later MediaGen
+ * holds two jobs under it (the first's key expired: the stopped Retry's create made a new one).
+ * The last Retry's create was answered 409 and jobOfReusedKey took every job under the key: the
+ * first iteration's too (three items for two rows). A job under the key that this run took or
+ * output is never this item's now (nodes/shared/durable/recovery.ts jobOfReusedKey).
+ */
+test.each([
+	[2, true],
+	[2, false],
+	[1, true],
+] as const)(
+	'n8n %s.x, Loop Over Items, the node renamed, Stop in the Retry, a day passed %s: no job of an earlier iteration twice',
+	async (major, dayPasses) => {
+		await expectUnbroken(
+			{
+				...base,
+				n8nMajor: major,
+				progress: true,
+				kind: 'generation',
+				shape: 'loop',
+				rows: ['D', 'D'],
+				change: { kind: 'edit', at: 0, row: 'A' },
+				dayPasses,
+				kill: { at: 'wait', run: 2 },
+				adversary: {
+					settings: { executeOnce: true },
+					wait: 'before',
+					edit: 'rename',
+					retryStop: { at: 'create', k: 1 },
+				},
+			},
+			/retry stopped, creates 1, retry creates \d, retry ok/,
+		);
+	},
+	120_000,
+);

@@ -375,18 +375,18 @@ export async function jobOfReusedKey(
 	const window = lookups.generations('keyLifetime');
 	const { records } = await window.records();
 	const key = plan.request.idempotencyKey;
-	const sameKey = records.filter((r) => key && r.idempotency_key === key);
-	// not this item's: the job under the key was taken by an earlier iteration of this loop (rows
-	// changed before the Retry moved its row there), or cancelled by Stop
+	const underKey = records.filter((r) => key && r.idempotency_key === key);
+	// not this item's: a job this run took or output (an earlier iteration of this loop: rows
+	// changed before the Retry moved its row there, or the node renamed, its iterations' keys
+	// derived again and one older than a day reused), or one cancelled by Stop
+	const free = (r: IDataObject) => !!plan.ownKey || !lookup.claimed.has(String(r.id));
+	const sameKey = underKey.filter(free);
 	const cancelled = window.cancelled.some((r) => key && r.idempotency_key === key);
-	if (
-		!plan.ownKey &&
-		(sameKey.length || cancelled) &&
-		sameKey.every((r) => lookup.claimed.has(String(r.id)))
-	)
-		return { taken: true };
-	const mine = (await ownProvenance(lookup, records)).filter(({ p }) =>
-		plan.requestId && p.request ? p.request === plan.requestId : p.itemIndex === plan.itemIndex,
+	if (!plan.ownKey && (underKey.length || cancelled) && !sameKey.length) return { taken: true };
+	const mine = (await ownProvenance(lookup, records)).filter(
+		({ record, p }) =>
+			free(record) &&
+			(plan.requestId && p.request ? p.request === plan.requestId : p.itemIndex === plan.itemIndex),
 	);
 	const ids = (list: IDataObject[]) => list.map((r) => String(r.id)).join(', ');
 	const recorded = sameKey.map((r) => provenanceIn(r)?.request).find((r) => r !== undefined);
