@@ -19,7 +19,7 @@
  * - Generation → Create in Loop Over Items with rows added, removed or swapped before the Retry
  *   (seed 422599492): each iteration looked only at its own position's jobs, so a row that moved
  *   to another iteration was charged again and the lost try's job of the last rows named nowhere
- *   (12 of these 16 cases broke before nodes/shared/durable/recovery.ts otherPositions);
+ *   (12 of these 16 cases broke before nodes/shared/durable/orphans.ts otherPositions);
  * - Edit → Dub in Loop Over Items, rows B, B, killed after both dubs, one row removed before the
  *   Retry (a soak, seed 1815392650): its one B iteration took one dub, the other reached no item
  *   and was named nowhere (orphansOf now names, at the loop's last iteration, every job on the
@@ -66,6 +66,13 @@ async function expectUnbroken(s: Scenario, summary: RegExp): Promise<void> {
 	expect(result.violations).toEqual([]);
 	expect(result.summary).toMatch(summary);
 }
+
+/** Execute Once, Stop in the run at its first create, and Stop in its Retry at the first create. */
+const stoppedTwice: Scenario['adversary'] = {
+	settings: { executeOnce: true },
+	stop: { at: 'create', k: 1 },
+	retryStop: { at: 'create', k: 1 },
+};
 
 const base: Scenario = {
 	n8nMajor: 2,
@@ -1048,11 +1055,7 @@ describe('n8n 1.x, progress saving off, the lost try saved nothing, its row edit
 				...edited,
 				dayPasses: true,
 				kill: { at: 'none' },
-				adversary: {
-					settings: { executeOnce: true },
-					stop: { at: 'create', k: 1 },
-					retryStop: { at: 'create', k: 1 },
-				},
+				adversary: stoppedTwice,
 			},
 			/retry stopped, creates 1, retry creates 0, retry ok/,
 		);
@@ -1203,3 +1206,87 @@ test.each([
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 1205101 (shrunk: n8n 2.x, progress saving off, Stop in the run while its
+ * create was in flight, then n8n killed in its Retry's Wait before MediaGen, then Retry again):
+ * the last Retry's saved data is the killed Retry's, which crash recovery amended (every start
+ * shown, Stop's error gone), so the node took it that no try had run it, looked nothing up by
+ * record, and started the canvas run (the dub, the captions…) again: charged twice. That data's
+ * runs all began seconds after the run's execution context was established (`establishedAt`,
+ * copied into every Retry): an earlier try it does not show (identity.ts showsEveryStart).
+ * n8n 1.x saves no execution context: a stated limit (docs/batches.md "Not covered").
+ */
+test.each(['canvas', 'dub', 'captions', 'cinema'] as const)(
+	'n8n 2.x, Stop, its Retry killed before MediaGen, Retry again: %s is not made twice',
+	async (kind) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind,
+				shape: 'plain',
+				kill: { at: 'none' },
+				adversary: {
+					settings: { executeOnce: true },
+					wait: 'before',
+					retryKill: { at: 'wait', run: 1 },
+					stop: { at: 'create', k: 1 },
+				},
+			},
+			/retry crash creates 0, retry creates 0, retry ok/,
+		);
+	},
+	120_000,
+);
+
+/**
+ * The adversary's seed 1205301 (shrunk: Canvas Run → Start in Loop Over Items, rows D, D, the
+ * first edited into A, Stop at the second create, Stop in the Retry, Retry again): the second
+ * iteration took one of the two runs the lost try made on canvas D; the other, made for the row
+ * since edited, was named nowhere. At the loop's last iteration the runs on the run's records
+ * that no iteration took are named in a warning hint now (orphans.ts untakenOnRecords).
+ */
+test.each([true, false] as const)(
+	'Loop Over Items, Canvas Run → Start, a row edited before the Retry, Stop in the Retry %s: the old row’s run is named',
+	async (retryStop) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind: 'canvas',
+				shape: 'loop',
+				rows: ['D', 'D'],
+				change: { kind: 'edit', at: 0, row: 'A' },
+				kill: { at: 'none' },
+				adversary: {
+					settings: { executeOnce: true },
+					stop: { at: 'create', k: 2 },
+					...(retryStop ? { retryStop: { at: 'create', k: 1 } } : {}),
+				},
+			},
+			/retry ok/,
+		);
+	},
+	120_000,
+);
+
+/**
+ * The adversary's seed 1205201 was the simulation's: with a day passing before the Retry and a
+ * first run in the test's process (Stop, a 402, no kill), MediaGen's keys expired but n8n's clock
+ * had not moved, so the node trusted the key to replay its job and made another. The first run
+ * now runs on n8n's clock a day back, as the crash harness's child does (sim/run.ts onFirstClock).
+ */
+test('a day between a stopped run and its Retries: Character → Generate is found, not made again', async () => {
+	await expectUnbroken(
+		{
+			...base,
+			kind: 'character',
+			shape: 'plain',
+			rows: ['A'],
+			change: { kind: 'add', at: 0, row: 'A' },
+			dayPasses: true,
+			kill: { at: 'none' },
+			adversary: stoppedTwice,
+		},
+		/retry ok/,
+	);
+}, 120_000);

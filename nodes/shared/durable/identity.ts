@@ -245,17 +245,26 @@ export const inWorkflow = (ctx: IExecuteFunctions, name: string) =>
  * the execution whole when it failed (the Retry removed the failed node's last run, leaving it
  * without runs) or its crash recovery amended it from the event log (the runs it made up). Not
  * so for a canceled execution (the data read at Stop: ExecutionService.stopDuringRun), a crashed
- * one without its event log (the data last saved: queue mode's recovery, a lost log), or data
+ * one without its event log (the data last saved: queue mode's recovery, a lost log), data
  * with runs of a node the workflow has no longer (renamed before the Retry: its runs are under
- * the old name, which no connection names).
+ * the old name, which no connection names), or data whose runs all began well after the run's
+ * execution context was established (`establishedAt`, copied into every Retry): an earlier
+ * Retry's, which ran again from the start after a try this data does not show (a Stop, a crash).
  */
 function showsEveryStart(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined): boolean {
 	const runData = saved?.resultData?.runData ?? {};
 	const own = ctx.getNode().name;
 	if (Object.keys(runData).some((name) => name !== own && !inWorkflow(ctx, name))) return false;
 	const runs = Object.values(runData);
+	const established = asMs(saved?.executionData?.runtimeData?.establishedAt);
+	const first = Math.min(...runs.flat().map((r) => asMs(r?.startTime) ?? Infinity));
+	if (established && first - established > RETRY_GAP_MS) return false;
 	return runs.some((r) => r?.length === 0) || runs.flat().some(isRecoveredRun);
 }
+
+/** How much later than its establishment an execution's first saved run may start (ms): n8n's
+ * crash recovery saves whole seconds. */
+const RETRY_GAP_MS = 1_000;
 
 /**
  * What this execution's saved data says of this node's earlier tries (read once per execution):
@@ -454,46 +463,4 @@ export function requestIdOf(fingerprint: string, seen: Map<string, number>): str
 	const rank = (seen.get(fingerprint) ?? 0) + 1;
 	seen.set(fingerprint, rank);
 	return `${fingerprint}#${rank}`;
-}
-
-/**
- * Whether this node may run more than once in one execution: it stands in a cycle of the
- * workflow (Loop Over Items, or a loop wired back by hand), found with n8n's getParentNodes
- * (Workflow.getParentNodes: every node upstream). Then work found on one record belongs to the
- * run's positions in order; else a surplus of it is another execution's.
- */
-export function repeatsInExecution(ctx: IExecuteFunctions): boolean {
-	if (typeof ctx.getParentNodes !== 'function') return true;
-	const name = ctx.getNode().name;
-	try {
-		const parents = ctx.getParentNodes(name);
-		return parents.some((p) => p.name === name || p.type === 'n8n-nodes-base.splitInBatches');
-	} catch {
-		return true;
-	}
-}
-
-/**
- * Whether this run is the last one of the loops it stands in: every Loop Over Items upstream
- * (n8n's SplitInBatches, which keeps `noItemsLeft` in its node context, read through
- * `$node[name].context` of n8n's workflow data proxy) has handed out its last batch.
- * `undefined` when no such node tells (a loop wired back by hand, or none).
- */
-export function loopEnds(ctx: IExecuteFunctions): boolean | undefined {
-	if (typeof ctx.getParentNodes !== 'function') return undefined;
-	try {
-		const loops = ctx
-			.getParentNodes(ctx.getNode().name)
-			.filter((p) => p.type === 'n8n-nodes-base.splitInBatches');
-		if (!loops.length) return undefined;
-		const $node = ctx.getWorkflowDataProxy(0).$node as Record<
-			string,
-			{ context?: { noItemsLeft?: unknown } }
-		>;
-		const left = loops.map((l) => $node[l.name]?.context?.noItemsLeft);
-		if (left.some((l) => typeof l !== 'boolean')) return undefined;
-		return left.every((l) => l === true);
-	} catch {
-		return undefined;
-	}
 }

@@ -73,7 +73,7 @@ export interface Lookup {
 	/** Keyed creates are looked up too (else a key MediaGen still replays needs no lookup). */
 	findKeyed?: boolean;
 	/**
-	 * Whether the node may run more than once in an execution (identity.ts repeatsInExecution):
+	 * Whether the node may run more than once in an execution (loops.ts repeatsInExecution):
 	 * then more records found on one record than the run's items asked for are its later
 	 * positions' (taken oldest first), else another execution's (the items are unsure).
 	 */

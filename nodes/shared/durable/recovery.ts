@@ -10,9 +10,10 @@ import type { ChargedRule, RecoverRule } from '../catalog/dsl';
 import { fillPath } from '../jobs/paths';
 import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
-import { unprovenHit, unprovenOrphans, unprovenRuns } from './unproven';
+import { unprovenHit, unprovenRuns } from './unproven';
 import type { Provenance } from './identity';
-import { defaultIdempotencyKey, loopEnds, provenanceIn } from './identity';
+import { defaultIdempotencyKey, provenanceIn } from './identity';
+import { otherExecutions, otherPositions } from './orphans';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
 import {
 	boundHit,
@@ -25,7 +26,6 @@ import {
 	otherCallHit,
 	ownProvenance,
 	pick,
-	positionProvenance,
 } from './lookups';
 
 export type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -254,114 +254,6 @@ function bySlot(
 }
 
 /**
- * In n8n's Retry of a run whose node repeats (Loop Over Items), the jobs the lost try made at
- * its other positions for recorded requests (not this execution's own): a row added, removed or
- * moved before the Retry moves the rows to other iterations. What earlier positions of the run
- * took (and, with progress saved, what the lost try's finished positions output) is claimed.
- */
-async function otherPositions(lookup: Lookup, records: IDataObject[], withOwn = false) {
-	if (!lookup.repeats || !lookup.retrying || lookup.subOfRetried) return [];
-	const self = String(lookup.ctx.getExecutionId() ?? '');
-	return (await ownProvenance(lookup, records, true)).filter(
-		({ p }) => p.request && (withOwn || p.runIndex !== lookup.position) && p.executionId !== self,
-	);
-}
-
-/** This node's and position's provenance records made by other executions than this one. */
-function otherExecutions(lookup: Lookup, records: IDataObject[]) {
-	const self = String(lookup.ctx.getExecutionId() ?? '');
-	return positionProvenance(lookup, records).filter((c) => c.p.executionId !== self);
-}
-
-/**
- * In a run that repeats a lost try, the jobs made for requests that no item of this run asks for
- * now: the input or the node changed before n8n's Retry (a row removed or edited, the prompt
- * changed). They were charged and belong to no item: the run names them. `lost`: the jobs an
- * earlier try of this run and position started (Generation → Create, found by their provenance;
- * jobs made before requests were recorded in it are left out). `sameRecord`: for record-matched
- * kinds, jobs on a record an item works on, made since the lost try may have begun, with values
- * no item asks for, and at the last iteration of Loop Over Items every one no position of this
- * execution took (the lost try's, another execution's or older: nothing tells).
- */
-export async function orphansOf(
-	lookup: Lookup,
-	plans: RecoverablePlan[],
-): Promise<{ lost: IDataObject[]; maybe: IDataObject[]; sameRecord: IDataObject[] }> {
-	const none = { lost: [], maybe: [], sameRecord: [] };
-	if (!lookup.retrying) return none;
-	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
-	const byRecord = plans.filter((p) => p.endpoint.job?.recover?.by === 'generations');
-	if (!mine.length && !(byRecord.length && lookup.ranBefore)) return none;
-	const lookups = new Lookups(lookup);
-	const { records } = await lookups.generations('lostTry').records();
-	const asked = new Set(plans.map((p) => p.requestId));
-	const lost = (await lostJobs(lookup, records))
-		.filter(({ p }) => mine.length && p.request && !asked.has(p.request))
-		.map(({ record }) => record);
-	const maybe = mine.length ? await unprovenOrphans(lookup, records, asked) : [];
-	if (!byRecord.length || !lookup.ranBefore) return { lost, maybe, sameRecord: [] };
-	// record-matched kinds: work on the same record, made since the lost try may have begun (the
-	// window reaches back over the clocks' margin), with values no item asks for now (a row edited
-	// or removed before the Retry)
-	const rules = byRecord.map((p) => ({
-		p,
-		match: (p.endpoint.job?.recover as { match: Record<string, string> }).match,
-	}));
-	const onRecord = (r: IDataObject) =>
-		rules.some(({ p, match }) => matches(r, recordPart(match), p.request));
-	const askedFor = (r: IDataObject) => rules.some(({ p, match }) => matches(r, match, p.request));
-	// in Loop Over Items, at its last iteration: also those with values items ask for that no
-	// position of this execution took (more made than rows ask for now: a duplicate row removed);
-	// before it, a later iteration may take them
-	const last = !!lookup.repeats && loopEnds(lookup.ctx) === true;
-	const orphan = (r: IDataObject) =>
-		onRecord(r) && !lookup.claimed.has(String(r.id)) && (last || !askedFor(r));
-	return { lost, maybe, sameRecord: records.filter(orphan) };
-}
-
-/**
- * The jobs of the lost try that may belong to no item, less what this run's positions took: this
- * position's (in a sub-execution of a retried parent, also those of the parent's lost try's
- * sub-executions); in Loop Over Items (not in a sub-execution of a retried parent, whose iterations
- * take no other position's jobs), at its last iteration every position's (before it, none: a
- * later iteration may take them), each given as asked by no item (`request` set to ORPHAN) when
- * not this position's.
- */
-async function lostJobs(
-	lookup: Lookup,
-	records: IDataObject[],
-): Promise<Array<{ record: IDataObject; p: Provenance }>> {
-	const ends = lookup.repeats ? loopEnds(lookup.ctx) : undefined;
-	const untaken = (list: Array<{ record: IDataObject; p: Provenance }>) =>
-		list.filter(({ record }) => !lookup.claimed.has(String(record.id)));
-	// a sub-execution of a retried parent takes no other position's jobs; its lost try ran in
-	// the sub-executions of the parent's lost try: theirs are named too (every call's of the same
-	// parent run, since which call made which cannot be told once the parent's rows changed)
-	if (lookup.subOfRetried) {
-		const others = otherExecutions(lookup, records);
-		const call = await sameCallJobs(
-			lookup.ctx,
-			others.map((c) => c.record),
-		);
-		const lost = new Set([...call.jobs, ...call.unsure].map((r) => String(r.id)));
-		const fromParent = others.filter((c) => lost.has(String(c.record.id)));
-		return untaken([...(await ownProvenance(lookup, records)), ...fromParent]);
-	}
-	if (ends === undefined) return untaken(await ownProvenance(lookup, records));
-	if (ends === false) return [];
-	return untaken(await otherPositions(lookup, records, true)).map((c) =>
-		c.p.runIndex === lookup.position ? c : { ...c, p: { ...c.p, request: ORPHAN } },
-	);
-}
-
-/** The request of a job no item of the run can ask for any more (another iteration's, unclaimed). */
-const ORPHAN = 'orphan';
-
-/** The fields of a record rule's match that name the record (a path parameter), not a value. */
-const recordPart = (match: Record<string, string>) =>
-	Object.fromEntries(Object.entries(match).filter(([, t]) => !t.includes('{body.')));
-
-/**
  * A create of n8n's Retry refused with 409 `idempotency_key_reused` (an earlier try sent the key
  * with another body): the job found by the key or by provenance, if made for this item's request;
  * unsure when the run's identity made more than one job for that request (a sub-workflow called
@@ -376,9 +268,8 @@ export async function jobOfReusedKey(
 	const { records } = await window.records();
 	const key = plan.request.idempotencyKey;
 	const underKey = records.filter((r) => key && r.idempotency_key === key);
-	// not this item's: a job this run took or output (an earlier iteration of this loop: rows
-	// changed before the Retry moved its row there, or the node renamed, its iterations' keys
-	// derived again and one older than a day reused), or one cancelled by Stop
+	// not this item's: a job this run took or output (an earlier iteration of a loop whose rows
+	// changed, or whose node was renamed, before the Retry), or one cancelled by Stop
 	const free = (r: IDataObject) => !!plan.ownKey || !lookup.claimed.has(String(r.id));
 	const sameKey = underKey.filter(free);
 	const cancelled = window.cancelled.some((r) => key && r.idempotency_key === key);

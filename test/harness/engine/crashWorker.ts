@@ -15,6 +15,7 @@ import type { ExecutionStart, HostOptions } from './n8nHost';
 import { TestBinarySource } from './binaryData';
 import { startExecution } from './n8nHost';
 import { NODE_TYPES } from './n8nTypes';
+import { shiftClock } from './clock';
 import type { SavedEntry } from './savedExecutions';
 import { SavedExecutions } from './savedExecutions';
 
@@ -35,21 +36,6 @@ export interface CrashTask {
 	requestHeaders?: Record<string, string>;
 	/** The ids this process gives out (SavedExecutions.lane), when the parent gives out some too. */
 	lane?: { mod: number; rem: number };
-}
-
-/** Shifts this process's clock (Date.now and `new Date()`) by `offset` ms. */
-function shiftClock(offset: number): void {
-	const Real = Date;
-	class Shifted extends Real {
-		constructor(...args: unknown[]) {
-			if (args.length === 0) super(Real.now() + offset);
-			else super(...(args as [string | number | Date]));
-		}
-		static now() {
-			return Real.now() + offset;
-		}
-	}
-	globalThis.Date = Shifted as DateConstructor;
 }
 
 /**
