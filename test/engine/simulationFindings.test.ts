@@ -1290,3 +1290,106 @@ test('a day between a stopped run and its Retries: Character → Generate is fou
 		/retry ok/,
 	);
 }, 120_000);
+
+/**
+ * The adversary's seed 1205202 (shrunk: Character → Generate, rows A, A, A, the first removed
+ * before the Retry, Stop at the third create, Stop in the Retry): the items' keys (A#1, A#2)
+ * replayed the lost try's first two jobs, and its third, under the key of A#3, which no item
+ * asks for now, was charged and named nowhere. A job under a key this run derives for a rank no
+ * item asks for is named in a warning hint now (orphans.ts unaskedKeys).
+ */
+test.each([true, false] as const)(
+	'Character → Generate, a duplicate row removed before the Retry, a day passed %s: the third job is named',
+	async (dayPasses) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind: 'character',
+				shape: 'plain',
+				rows: ['A', 'A', 'A'],
+				change: { kind: 'remove', at: 0 },
+				dayPasses,
+				kill: { at: 'none' },
+				adversary: {
+					settings: {},
+					stop: { at: 'create', k: 3 },
+					retryStop: { at: 'create', k: 1 },
+				},
+			},
+			/retry ok/,
+		);
+	},
+	120_000,
+);
+
+/**
+ * The same seed's first failing case (Character → Generate in a sub-workflow, rows D, A, B, D
+ * removed before the parent's Retry, Stop at the third create): the sub-execution's identity
+ * derives from its start items, which changed, so its keys replayed nothing and every job was
+ * made again (charged twice). A job of the item's request under a key no item of this run
+ * derives makes the item unsure now: refused and named (recovery.ts callsJobs).
+ */
+test.each([
+	[2, 'sub'],
+	[2, 'subTwice'],
+	[1, 'sub'],
+] as const)(
+	'n8n %s.x, Character → Generate in a %s, a row removed before the parent’s Retry: nothing made twice',
+	async (major, shape) => {
+		await expectUnbroken(
+			{
+				...base,
+				n8nMajor: major,
+				kind: 'character',
+				shape,
+				rows: ['D', 'A', 'B'],
+				change: { kind: 'remove', at: 0 },
+				kill: { at: 'none' },
+				adversary: {
+					settings: { onError: 'continueRegularOutput' },
+					wait: 'before',
+					stop: { at: 'create', k: 3 },
+				},
+			},
+			/retry creates 0, retry ok/,
+		);
+	},
+	120_000,
+);
+
+/**
+ * The adversary's seed 1205302 (shrunk: Generation → Create, rows A, A, the second create's
+ * answer lost so the run failed, the workflow edited so that every row asks another prompt,
+ * Stop in the Retry, Retry again; found the same with a 402 on the second item and no Stop):
+ * the first item's job of the failed run was kept in the node context, which made it count as
+ * taken, and no hint named it (charged, in no output). Not in a loop, this position's jobs for a
+ * request no item asks for now are named whatever the node context holds (orphans.ts lostJobs),
+ * and so are, for every kind, the jobs the node context kept for such requests (start.ts).
+ */
+test.each([
+	['generation', { kind: 'refused', k: 2, times: 5 }, false],
+	['dub', { kind: 'refused', k: 2, times: 5 }, false],
+	['captions', { kind: 'refused', k: 2, times: 5 }, false],
+	['generation', { kind: 'lost', k: 2, times: 5 }, true],
+] as const)(
+	'%s, the run failed (%j), the workflow edited before the Retry, Stop in it %s: the old request’s job is named',
+	async (kind, fault, retryStop) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind,
+				shape: 'plain',
+				rows: ['D', 'A'],
+				kill: { at: 'none' },
+				adversary: {
+					settings: {},
+					fault,
+					edit: 'request',
+					...(retryStop ? { retryStop: { at: 'create', k: 1 } } : {}),
+				},
+			},
+			/retry ok/,
+		);
+	},
+	120_000,
+);

@@ -121,6 +121,11 @@ export interface RunMemory {
 	 * have changed between the tries), else those of the same index.
 	 */
 	of(itemIndex: number, request?: string): IDataObject[] | undefined;
+	/**
+	 * Jobs an earlier try of this run position started for requests it recorded that are not in
+	 * `asked` (the input or the workflow changed before n8n's Retry): no item of this run takes them.
+	 */
+	unasked(asked: Set<string | undefined>): IDataObject[];
 	/** Remembers the jobs an item started (`whole`: keep the full answer, it is the output). */
 	add(itemIndex: number, records: IDataObject[], whole: boolean, request?: string): void;
 	/** The answer of a charged call an earlier try got for the item (as `of`), if any. */
@@ -219,6 +224,11 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 		byPosition?.[at]?.[slotOf(memory, at, itemIndex, request) ?? ''];
 	return {
 		of: (itemIndex, request) => read(memory.started, itemIndex, request),
+		unasked: (asked) =>
+			Object.entries(memory.started?.[at] ?? {}).flatMap(([item, records]) => {
+				const request = memory.requests?.[at]?.[item];
+				return request && !asked.has(request) ? records : [];
+			}),
 		add: (itemIndex, records, whole, request) => {
 			begin();
 			((memory.started ??= {})[at] ??= {})[String(itemIndex)] = records.map((r) => kept(r, whole));

@@ -6,6 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
+import { defaultIdempotencyKey } from './identity';
 import { loopEnds } from './loops';
 import type { Lookup, RecoverablePlan } from './lookups';
 import { foundElsewhere, Lookups, matches, ownProvenance, positionProvenance } from './lookups';
@@ -74,20 +75,52 @@ export async function orphansOf(
 	// position of this execution took (more made than rows ask for now: a duplicate row removed);
 	// before it, a later iteration may take them
 	const last = !!lookup.repeats && loopEnds(lookup.ctx) === true;
+	// a job under a key this run derives for a rank of a request no item asks for now (a duplicate
+	// row removed before the Retry): the lost try's, and no item sends that key again
+	const unasked = unaskedKeys(lookup, byRecord, records.length);
 	const orphan = (r: IDataObject) =>
-		onRecord(r) && !lookup.claimed.has(String(r.id)) && (last || !askedFor(r));
+		onRecord(r) &&
+		!lookup.claimed.has(String(r.id)) &&
+		(last || !askedFor(r) || unasked.has(String(r.idempotency_key)));
 	return { lost, maybe, sameRecord: [...records.filter(orphan), ...listed] };
 }
 
 /**
+ * The default keys this run and position derive for the ranks of its requests that no item asks
+ * for (`fp#3` where the items ask `fp#1` and `fp#2`), up to `n` beyond the highest asked.
+ */
+function unaskedKeys(lookup: Lookup, plans: RecoverablePlan[], n: number): Set<string> {
+	const highest = new Map<string, number>();
+	for (const p of plans) {
+		const [fp, rank] = (p.requestId ?? '').split('#');
+		if (!p.ownKey && fp && rank) highest.set(fp, Math.max(highest.get(fp) ?? 0, Number(rank)));
+	}
+	const keys = new Set<string>();
+	if (!lookup.identity.durable) return keys;
+	const nodeId = lookup.ctx.getNode().id;
+	for (const [fp, max] of highest)
+		for (let rank = max + 1; rank <= max + n; rank++)
+			keys.add(
+				defaultIdempotencyKey({
+					token: lookup.identity.token,
+					nodeId,
+					position: lookup.position,
+					request: `${fp}#${rank}`,
+				}),
+			);
+	return keys;
+}
+
+/**
  * The kinds found by a list or a record of their own (Canvas Run → Start: the canvas's runs;
- * Edit → Dub: the edit's exports), at the last iteration of Loop Over Items: the jobs on this
- * run's records made since the lost try may have begun that no position of this execution took
- * (the lost try's for a row edited or removed before the Retry, another execution's, or older).
- * Before the last iteration a later one may take them.
+ * Edit → Dub: the edit's exports), outside a loop or at the last iteration of Loop Over Items:
+ * the jobs on this run's records made since the lost try may have begun that no position of
+ * this execution took (the lost try's for a row edited or removed before the Retry, or for a
+ * request the workflow no longer asks; another execution's; or older). Before a loop's last
+ * iteration a later one may take them.
  */
 async function untakenOnRecords(lookup: Lookup, plans: RecoverablePlan[]) {
-	if (!lookup.ranBefore || !lookup.repeats || loopEnds(lookup.ctx) !== true) return [];
+	if (!lookup.ranBefore || (lookup.repeats && loopEnds(lookup.ctx) !== true)) return [];
 	const since = await new Lookups(lookup).clock.band();
 	const untaken = new Map<string, IDataObject>();
 	for (const p of plans) {
@@ -127,7 +160,9 @@ async function lostJobs(
 		const fromParent = others.filter((c) => lost.has(String(c.record.id)));
 		return untaken([...(await ownProvenance(lookup, records)), ...fromParent]);
 	}
-	if (ends === undefined) return untaken(await ownProvenance(lookup, records));
+	// not in a loop: this position's jobs are claimed by what the node context kept of its earlier
+	// try, whatever their request; one for a request no item asks for now is no item's
+	if (ends === undefined) return await ownProvenance(lookup, records);
 	if (ends === false) return [];
 	return untaken(await otherPositions(lookup, records, true)).map((c) =>
 		c.p.runIndex === lookup.position ? c : { ...c, p: { ...c.p, request: ORPHAN } },

@@ -126,9 +126,11 @@ async function findByRule(
 
 /**
  * In a sub-execution of a retried parent, the jobs made since the lost try may have begun for a
- * keyed item's request (by its record rule) under its key or a key no item of this run derives:
- * more than one means another call of the sub-workflow made one under a key of its own execution
- * (../run/start.ts keysOfOtherCalls), and the key alone cannot tell which is this call's.
+ * keyed item's request (by its record rule) under its key or a key no item of this run derives,
+ * when the key alone cannot tell which is this call's: more than one (another call of the
+ * sub-workflow made one under a key of its own execution: ../run/start.ts keysOfOtherCalls), or
+ * one under another key (the lost try's call had other items, a row removed before the Retry, so
+ * its keys derive from another identity; or another execution's). Empty: the key replays it.
  */
 async function callsJobs(
 	lookups: Lookups,
@@ -141,14 +143,14 @@ async function callsJobs(
 	const key = plan.request.idempotencyKey;
 	const runKeys = new Set(plans.map((p) => p.request.idempotencyKey));
 	const { records } = await lookups.generations('lostTry').records();
-	return records
-		.filter(
-			(r) =>
-				matches(r, rule.match, plan.request) &&
-				!lookup.claimed.has(String(r.id)) &&
-				(r.idempotency_key === key || !runKeys.has(String(r.idempotency_key ?? ''))),
-		)
-		.map((r) => String(r.id));
+	const found = records.filter(
+		(r) =>
+			matches(r, rule.match, plan.request) &&
+			!lookup.claimed.has(String(r.id)) &&
+			(r.idempotency_key === key || !runKeys.has(String(r.idempotency_key ?? ''))),
+	);
+	const unsure = found.length > 1 || found.some((r) => r.idempotency_key !== key);
+	return unsure ? found.map((r) => String(r.id)) : [];
 }
 
 /** Where a provenance record's job goes: to the item with its request, else with its index. */
@@ -223,7 +225,7 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 		) {
 			// the key replays this item's job, unless another call of the sub-workflow made one too
 			const calls = await callsJobs(lookups, plan, rule, plans);
-			if (calls.length > 1) result.unsure.set(plan.itemIndex, otherCallHit(calls));
+			if (calls.length) result.unsure.set(plan.itemIndex, otherCallHit(calls));
 			continue;
 		}
 		const { jobs, unsure } = await findByRule(lookups, plan, rule, claimed);

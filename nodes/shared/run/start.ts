@@ -185,11 +185,16 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 	const { ctx, lookup } = run;
 	if (!lookup || typeof ctx.addExecutionHints !== 'function') return;
 	const plans = run.plans.filter((p) => p.job && !p.endpoint.nodeOperation);
-	const { lost, maybe, sameRecord } = await orphansOf(lookup, plans).catch(() => ({
-		lost: [],
+	const found = await orphansOf(lookup, plans).catch(() => ({
+		lost: [] as IDataObject[],
 		maybe: [],
 		sameRecord: [],
 	}));
+	const { maybe, sameRecord } = found;
+	// and what the node context kept of the lost try's jobs for requests no item asks for now
+	const kept = run.memory.unasked(new Set(run.plans.map((p) => p.requestId)));
+	const named = new Set([...found.lost, ...sameRecord].map((j) => String(j.id)));
+	const lost = [...found.lost, ...kept.filter((j) => !named.has(String(j.id)))];
 	const list = (jobs: IDataObject[]) =>
 		jobs.map((o) => `${String(o.id)} (${String(o.status)})`).join(', ');
 	const n = (jobs: IDataObject[]) => `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
@@ -197,7 +202,7 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 		ctx.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 	if (lost.length)
 		hint(
-			`The lost try of this run started ${n(lost)} for requests no item asks for now (the input or the node changed before the Retry): ${list(lost)}. ${lost.length === 1 ? 'It is' : 'They are'} charged when ${lost.length === 1 ? 'it succeeds' : 'they succeed'}, and not in this output: use Generation → Wait or Collect to get ${lost.length === 1 ? 'it' : 'them'}.`,
+			`The lost try of this run started ${n(lost)} for requests no item asks for now (the input or the node changed before the Retry): ${list(lost)}. ${lost.length === 1 ? 'It is' : 'They are'} charged when ${lost.length === 1 ? 'it succeeds' : 'they succeed'}, and not in this output (Generation → Wait gets a generation by its ID).`,
 		);
 	if (maybe.length)
 		hint(
