@@ -112,6 +112,16 @@ async function activate(n8n: FakeN8n, mode: 'activate' | 'update' | 'init', inte
 	}
 }
 
+/**
+ * Whether a request of the user's was done: a fault of the step refuses it (a 5xx or a 429: the
+ * kit's `api` throws `<method> <path>: <status> …`) or drops its answer after the work (done).
+ */
+const done = (request: Promise<unknown>) =>
+	request.then(
+		() => true,
+		(e: unknown) => !(e instanceof Error && /: (429|5\d\d) /.test(e.message)),
+	);
+
 async function perform(n8n: FakeN8n, step: Action, intent: Intent): Promise<void> {
 	const endpoint = await currentEndpoint(n8n);
 	if (step.fault) {
@@ -151,23 +161,21 @@ async function perform(n8n: FakeN8n, step: Action, intent: Intent): Promise<void
 			(n8n.active ? intent.madeOn : intent.madeOff).add(String(generation.id));
 			break;
 		}
+		// the user's own request meets the step's fault too: what they meant holds only if it was done
 		case 'userDisable':
-			if (endpoint) {
-				await api('PATCH', `/webhooks/${endpoint.id}`, { status: 'disabled' }).catch(() => {});
+			if (
+				endpoint &&
+				(await done(api('PATCH', `/webhooks/${endpoint.id}`, { status: 'disabled' })))
+			)
 				intent.disabledByUser = true;
-			}
 			break;
 		case 'userEnable':
-			if (endpoint) {
-				await api('PATCH', `/webhooks/${endpoint.id}`, { status: 'active' }).catch(() => {});
+			if (endpoint && (await done(api('PATCH', `/webhooks/${endpoint.id}`, { status: 'active' }))))
 				intent.disabledByUser = false;
-			}
 			break;
 		case 'userDelete':
-			if (endpoint) {
-				await api('DELETE', `/webhooks/${endpoint.id}`).catch(() => {});
+			if (endpoint && (await done(api('DELETE', `/webhooks/${endpoint.id}`))))
 				intent.disabledByUser = false;
-			}
 			break;
 		case 'userRotate':
 			if (endpoint) await api('POST', `/webhooks/${endpoint.id}/rotate-secret`).catch(() => {});
