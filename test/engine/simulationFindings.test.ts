@@ -1393,3 +1393,29 @@ test.each([
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 1205103 (shrunk: Generation → Create in a sub-workflow called twice with
+ * the same item, every create's answer lost, Retry On Fail): the second call's next try looked
+ * up its lost create and took the first call's job (a sub-workflow's identity derives from the
+ * parent run and its items: both calls' jobs carry it), so both calls output one job. A run that
+ * repeats no lost try takes only its own execution's jobs now (recovery.ts recoverStartedJobs).
+ */
+test.each(['subTwice', 'subSeq'] as const)(
+	'Generation → Create in a %s, every answer lost, Retry On Fail: each call its own job',
+	async (shape) => {
+		await expectUnbroken(
+			{
+				...base,
+				shape,
+				kill: { at: 'none' },
+				adversary: {
+					settings: { retryOnFail: { maxTries: 2, waitBetweenTries: 10 }, executeOnce: true },
+					fault: { kind: 'lost', k: 1, times: 'all' },
+				},
+			},
+			/first run creates \d+|retry ok|retry refused/,
+		);
+	},
+	120_000,
+);

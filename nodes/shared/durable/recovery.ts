@@ -187,7 +187,13 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 			const window = lookups.generations('lostTry');
 			if (!own || !others) {
 				const { records } = await window.records();
-				const mine = await ownProvenance(lookup, records);
+				// a run that repeats no lost try (Retry On Fail's next try, a lost answer looked up)
+				// takes only this execution's jobs: a sub-workflow called twice with the same items
+				// derives one identity, so the other call's job carries this run's provenance too
+				const self = String(lookup.ctx.getExecutionId() ?? '');
+				const mine = (await ownProvenance(lookup, records)).filter(
+					({ p }) => lookup.retrying || lookup.subOfRetried || p.executionId === self,
+				);
 				own = bySlot(mine);
 				others = bySlot(lookup.subOfRetried ? otherExecutions(lookup, records) : []);
 				elsewhere = [...bySlot(await otherPositions(lookup, records), true)];
