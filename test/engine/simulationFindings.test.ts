@@ -1419,3 +1419,35 @@ test.each(['subTwice', 'subSeq'] as const)(
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 1205104 (n8n 1.x, progress saving off, Character → Generate, another
+ * execution's job on the character, Stop in the run and a day later n8n's Retry, which refused
+ * the item (two jobs on the record since the lost try began), then a Retry of that Retry): the
+ * second Retry's saved data named neither the stopped execution (its error was the refusal, not
+ * Stop's) nor a start before its copy's, so it looked only after the first Retry began, found
+ * nothing and made the job again (two for one row, the first named nowhere). A Retry of a Retry
+ * keeps what the earlier one knew: its bound and the executions it copied (identity.ts
+ * withEarlierTries).
+ */
+test.each(['character', 'dub'] as const)(
+	'n8n 1.x, %s, another execution’s job on the record, Stop, a day, Retry refused, Retry again: nothing made twice',
+	async (kind) => {
+		await expectUnbroken(
+			{
+				...base,
+				n8nMajor: 1,
+				kind,
+				shape: 'plain',
+				rows: ['A'],
+				change: { kind: 'none' },
+				dayPasses: true,
+				other: true,
+				kill: { at: 'none' },
+				adversary: stoppedTwice,
+			},
+			/retry ok|retry refused/,
+		);
+	},
+	120_000,
+);

@@ -24,8 +24,11 @@ export interface RunIdentity {
 	 * the same in every call of the sub-workflow with the same items.
 	 */
 	sub?: boolean;
-	/** The execution n8n's Retry copied, where the copy names it (retriedOf). */
-	retried?: string;
+	/**
+	 * The executions n8n's Retries of this run copied, where a copy named it (retriedOf): this
+	 * Retry's, and those an earlier Retry of the run kept (establishRun).
+	 */
+	retried?: string[];
 	/** The token an earlier Retry kept, which n8n saved nothing to derive (unproven.ts). */
 	blind?: boolean;
 }
@@ -222,7 +225,23 @@ function retriedOf(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined)
 	if (ctx.getMode?.() !== 'retry') return undefined;
 	const error = saved?.resultData?.error as IDataObject | undefined;
 	const id = (error?.extra as IDataObject | undefined)?.executionId;
-	return typeof id === 'string' && id !== ctx.getExecutionId() ? id : undefined;
+	return typeof id === 'string' && id !== ctx.getExecutionId() ? [id] : undefined;
+}
+
+/**
+ * What an earlier Retry of this run kept (its view, in the node context this Retry copied) and
+ * this execution's data no longer says: the run began no later than that Retry knew (no bound
+ * where it knew none: n8n saved no start of its lost try), and the executions it copied are this
+ * run's lost tries too (a Retry of a Retry whose own saved error is the node's, not Stop's).
+ */
+function withEarlierTries(view: SavedView, before: SavedView): void {
+	view.since =
+		before.since === undefined || view.since === undefined
+			? undefined
+			: Math.min(before.since, view.since);
+	// flat: a view an earlier version of the package kept holds one id, not a list
+	const retried = new Set([...[before.retried ?? []].flat(), ...(view.retried ?? [])]);
+	if (retried.size) view.retried = [...retried];
 }
 
 /** Whether a run of a node is one n8n's crash recovery made up (ExecutionRecoveryService.amend). */
@@ -369,6 +388,7 @@ export async function establishRun(
 		const identity = identityOf(ctx, saved, rememberedToken(ctx), parent);
 		view = savedViewOf(ctx, saved, identity, parent);
 		if (before && (!before.durable || before.blind) && rememberedToken(ctx)) view.blind = true;
+		if (before && rememberedToken(ctx)) withEarlierTries(view, before);
 		const self = { id: view.executionId, data: saved };
 		if (parentId && !view.parentRecovered && parentRetried)
 			view.parentRecovered = await parentRetried(self, { id: parentId, data: parent });

@@ -279,7 +279,7 @@ export async function ownProvenance(
 		return candidates.filter((c) => c.p.executionId === String(ctx.getExecutionId() ?? ''));
 	const sameRun = new Set<string>([identity.token]);
 	// the execution this Retry copied, named by its saved data: its runs are the lost try
-	for (const c of candidates) if (c.p.executionId === identity.retried) sameRun.add(c.p.run);
+	for (const c of candidates) if (identity.retried?.includes(c.p.executionId)) sameRun.add(c.p.run);
 	if (identity.fingerprint) {
 		const others = [...new Set(candidates.map((c) => c.p.executionId))]
 			.filter((id) => !candidates.some((c) => c.p.executionId === id && c.p.run === identity.token))

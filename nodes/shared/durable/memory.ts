@@ -20,8 +20,8 @@ export interface SavedView {
 	fingerprint?: string;
 	/** A sub-execution, whose token derives from its parent's run (identity.ts RunIdentity). */
 	sub?: boolean;
-	/** The execution n8n's Retry copied, where the copy names it (identity.ts, retriedOf). */
-	retried?: string;
+	/** The executions n8n's Retries of this run copied (identity.ts, retriedOf). */
+	retried?: string[];
 	/** The token an earlier Retry kept, which n8n saved nothing to derive (identity.ts). */
 	blind?: boolean;
 	/** Runs n8n's crash recovery added to this node's runs (they shift its run index). */
