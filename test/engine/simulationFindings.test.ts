@@ -1451,3 +1451,33 @@ test.each(['character', 'dub'] as const)(
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 1205401 was the simulation's: two MediaGen nodes (Canvas Run → Start of
+ * the same canvas), the second's create refused with 402 and n8n killed there, another client's
+ * run of that canvas before the Retry. The second node's lookup by record finds that run alone
+ * (the first node's is taken): the stated limit of docs/batches.md ("the only one where the lost
+ * try made none for that request"), which the simulation applied only where the lost try made no
+ * job for the row in any node. It counts per call now (sim/run.ts).
+ */
+test('two MediaGen nodes, the second’s create refused and n8n killed, another run of the canvas: the stated limit', async () => {
+	const result = await runCase(
+		sb,
+		{
+			...base,
+			progress: true,
+			kind: 'canvas',
+			shape: 'two',
+			dayPasses: true,
+			other: true,
+			kill: { at: 'create', k: 2 },
+			adversary: {
+				settings: { executeOnce: true },
+				fault: { kind: 'refused', k: 2, times: 1 },
+			},
+		},
+		creds(),
+	);
+	expect(result.violations).toEqual([]);
+	expect(result.known.join()).toMatch(/^4: output \S+ is another execution's job$/);
+}, 120_000);

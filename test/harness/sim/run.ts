@@ -1002,12 +1002,14 @@ export async function runCase(
 		// start (the Retry reads the rows again, as after a crash)
 		const after = (first.crashed || s.adversary?.stop) && !s.progress ? rowsAfter(s) : s.rows;
 		// the stated limit also where the lost try made no job for the row the other execution
-		// asks: the other's is then the only one the Retry's lookup by record finds (docs/batches.md)
+		// asks in one of its calls (two MediaGen nodes, a sub-workflow called twice, each asking
+		// for it): the other's is then the only one that call's lookup by record finds, the
+		// other call's job being taken (docs/batches.md)
 		const lostMade = s.other ? await madeJobs(s, api, records) : [];
 		onlyOther ||=
 			s.other &&
 			s.kind !== 'generation' &&
-			!lostMade.some((m) => m.row === s.rows[0] && !m.cancelled);
+			lostMade.filter((m) => m.row === s.rows[0] && !m.cancelled).length < calls(s.shape);
 		others = s.other ? await otherWork(s, api, records, s.rows[0]) : [];
 		if (s.dayPasses) sb.control.expireIdempotencyKeys('main');
 		if (first.crashed) {
