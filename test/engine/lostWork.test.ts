@@ -162,23 +162,28 @@ describe('an answer lost after MediaGen did the work, then Retry', () => {
 });
 
 describe('a node before the MediaGen node failed, then Retry', () => {
-	test('Canvas Run → Start had never run: its run is started, another execution’s run on the same canvas workflow is not taken for it', async () => {
+	// n8n's saved data shows no try of the node, but a Retry that Stop canceled without progress
+	// saving leaves the data it started from: another run on the record may be such a Retry's
+	test('Canvas Run → Start had never run, another execution ran the same canvas workflow: refused and named, not taken; sent when told to', async () => {
 		const saved = new SavedExecutions();
 		const wf = await api()('POST', '/canvas', { name: 'Poster', templateId: 'text-to-image' });
 		const estimate = (await api()('POST', `/canvas/${wf.body.id}/estimate`)).body.credits as number;
 		sb.control.setCredits('main', 0);
-		const workflow = chain(
-			[{}],
-			[
-				mediaGen('Generate', generation()),
-				canvas('Canvas', {
-					resource: 'run',
-					operation: 'start',
-					canvasWorkflowId: rl(wf.body.id),
-					additionalFields: { expectedCredits: estimate },
-				}),
-			],
-		);
+		const workflowWith = (options: INodeParameters = {}) =>
+			chain(
+				[{}],
+				[
+					mediaGen('Generate', generation()),
+					canvas('Canvas', {
+						resource: 'run',
+						operation: 'start',
+						canvasWorkflowId: rl(wf.body.id),
+						additionalFields: { expectedCredits: estimate },
+						options,
+					}),
+				],
+			);
+		const workflow = workflowWith();
 		const x = await firstTry(workflow, 'up-x', saved);
 		expect(x.result.error?.message).toMatch(/^Not enough credits/);
 		sb.control.setCredits('main', 1000);
@@ -186,9 +191,20 @@ describe('a node before the MediaGen node failed, then Retry', () => {
 		const other = await api()('POST', `/canvas/${wf.body.id}/runs`, { expectedCredits: estimate });
 		sb.control.clearRequests();
 		const r = await retryFailed(workflow, x, 'up-r', saved);
-		expect(r.error).toBeUndefined();
+		expect(r.error?.message).toBe(
+			'Cannot tell whether an earlier try of this run already started or charged item 1',
+		);
+		expect(r.error?.description).toContain(String(other.body.id));
+		expect(posts(/\/runs$/)).toHaveLength(0);
+		// nothing charged for the canvas workflow: its only run is the other execution's
+		const runsNow = (await api()('GET', `/canvas/${wf.body.id}/runs`)).body.data as IDataObject[];
+		expect(runsNow.map((x) => x.id)).toEqual([other.body.id]);
+
+		// Send Again When Unsure: the run is started, the other execution's is not output
+		const r2 = await retryFailed(workflowWith({ sendWhenUnsure: true }), x, 'up-r2', saved);
+		expect(r2.error).toBeUndefined();
 		expect(posts(/\/runs$/)).toHaveLength(1);
-		expect(ids(r, 'Canvas')).not.toContain(String(other.body.id));
+		expect(ids(r2, 'Canvas')).not.toContain(String(other.body.id));
 		const runs = (await api()('GET', `/canvas/${wf.body.id}/runs`)).body.data as IDataObject[];
 		expect(runs).toHaveLength(2);
 	});

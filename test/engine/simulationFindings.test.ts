@@ -1481,3 +1481,35 @@ test('two MediaGen nodes, the second’s create refused and n8n killed, another 
 	expect(result.violations).toEqual([]);
 	expect(result.known.join()).toMatch(/^4: output \S+ is another execution's job$/);
 }, 120_000);
+
+/**
+ * The adversary's seed 1205404 (n8n 2.x, progress saving off, Canvas Run → Start after a Wait,
+ * n8n killed in the Wait, Stop in the Retry at its create, Retry again): the stopped Retry left
+ * the data it started from (the crashed execution's, amended: Stop saves no progress), so the
+ * next Retry read data that shows no try of the node, took it that none had run and started the
+ * canvas run again (two for one row, the first named nowhere). In n8n's Retry a job found by its
+ * record when the saved data shows no try is unsure now: refused and named (recovery.ts
+ * unshownThen); nothing found, the item is sent.
+ */
+test.each(['canvas', 'dub', 'captions', 'cinema', 'character'] as const)(
+	'%s, n8n killed before MediaGen, Stop in the Retry at its create, Retry again: nothing made twice',
+	async (kind) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind,
+				shape: 'plain',
+				rows: ['A'],
+				dayPasses: true,
+				kill: { at: 'wait', run: 1 },
+				adversary: {
+					settings: { executeOnce: true },
+					wait: 'before',
+					retryStop: { at: 'create', k: 1 },
+				},
+			},
+			/retry stopped, creates 1, retry creates 0, retry (ok|refused)/,
+		);
+	},
+	120_000,
+);

@@ -62,6 +62,8 @@ export interface Lookup {
 	 * taken, never records found by the record they belong to (another run's on the same record).
 	 */
 	ranBefore: boolean;
+	/** n8n's Retry whose saved data shows no try of this node: it may hide one (recovery.ts). */
+	unshownTry?: boolean;
 	/**
 	 * Whether an earlier try of this run had the item's request refused (nothing done then): a
 	 * job found for it by its record was made since, by a later try n8n lost or by another

@@ -35,6 +35,15 @@ const provenByKey = (jobs: IDataObject[], key: string | undefined) =>
 	!!key && jobs.every((j) => j.idempotency_key === key);
 const refusedBefore = (lookups: Lookups, plan: RecoverablePlan) =>
 	!!lookups.lookup.refusedBefore?.(plan.itemIndex, plan.requestId);
+/**
+ * The reason a job found by its record in n8n's Retry whose saved data shows no try of the node
+ * (`unshownTry`) is unsure: a Retry that Stop canceled without progress saving leaves the data it
+ * started from (a crashed execution's, amended), so the next Retry reads what that one read and
+ * not what it did.
+ */
+const unshownThen = (jobs: IDataObject[]) =>
+	`n8n's saved data shows no earlier try of this node, yet MediaGen holds ${jobs.map((j) => String(j.id)).join(', ')} for this item's request, made since this run began: a Retry that Stop canceled (its progress not saved), or another execution, made it, and the node cannot tell which`;
+
 const refusedThen = (jobs: IDataObject[]) =>
 	`An earlier try of this run had this item's request refused by MediaGen (nothing was made then), and MediaGen now holds ${jobs.map((j) => String(j.id)).join(', ')} for the same request, made since: a later try that n8n lost, or another execution, made it, and the node cannot tell which`;
 
@@ -77,7 +86,8 @@ async function findByRule(
 	const key = plan.request.idempotencyKey;
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
-	const byRecord = lookups.lookup.ranBefore;
+	const { unshownTry } = lookups.lookup;
+	const byRecord = lookups.lookup.ranBefore || !!unshownTry;
 	const asks = lookups.left(plan, rule);
 	let found: { jobs?: IDataObject[]; unsure?: string };
 	if (rule.by === 'generations') {
@@ -111,6 +121,8 @@ async function findByRule(
 			asks,
 		);
 	}
+	if (found.jobs && unshownTry && !provenByKey(found.jobs, key))
+		return { unsure: unshownThen(found.jobs) };
 	if (found.jobs && byRecord && !provenByKey(found.jobs, key) && refusedBefore(lookups, plan))
 		return { unsure: refusedThen(found.jobs) };
 	if (found.jobs || found.unsure) return found;
@@ -363,7 +375,7 @@ export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): 
 	const lookups = new Lookups(lookup, plans);
 	for (const plan of plans) {
 		const rule = plan.endpoint.charged;
-		if (!rule || !lookup.ranBefore) continue;
+		if (!rule || !(lookup.ranBefore || lookup.unshownTry)) continue;
 		const entries = await evidenceOf(lookups, rule, plan);
 		const asks = lookups.left(plan, rule);
 		const { jobs, unsure } = await pick(
@@ -375,6 +387,10 @@ export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): 
 		if (unsure) result.unsure.set(plan.itemIndex, unsure);
 		const entry = jobs?.[0];
 		if (!entry) continue;
+		if (lookup.unshownTry) {
+			result.unsure.set(plan.itemIndex, unshownThen([entry]));
+			continue;
+		}
 		if (lookup.subOfRetried) {
 			result.unsure.set(plan.itemIndex, otherCallHit([String(entry.id)]));
 			continue;
