@@ -189,7 +189,7 @@ export const SEND_WHEN_UNSURE: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to send an item again in n8n's Retry when the node cannot tell whether an earlier try of the run already started or charged it (MediaGen's lists did not reach back far enough). Off: such an item is refused and named, nothing is sent for it. On: it is sent, and may be charged twice.",
+		"Whether to send an item again in n8n's Retry when the node cannot tell whether an earlier try of the run already started or charged it (MediaGen's lists did not reach back far enough, n8n's clock moved, or MediaGen holds work for the item's request that another execution may have made). Off: such an item is refused and named, nothing is sent for it. On: it is sent, and may be charged twice.",
 };
 
 /**
