@@ -62,8 +62,6 @@ export interface Lookup {
 	 * taken, never records found by the record they belong to (another run's on the same record).
 	 */
 	ranBefore: boolean;
-	/** n8n's Retry whose saved data shows no try of this node: it may hide one (recovery.ts). */
-	unshownTry?: boolean;
 	/**
 	 * Whether an earlier try of this run had the item's request refused (nothing done then): a
 	 * job found for it by its record was made since, by a later try n8n lost or by another
@@ -92,6 +90,9 @@ export interface Lookup {
 	/** MediaGen's clock against n8n's (ms), read once per run by its first lookup (Clock). */
 	skew?: Promise<number | undefined>;
 }
+
+/** n8n's Retry whose saved data shows no try of this node: it may hide one (recovery.ts). */
+export const unshownTry = (l: Lookup) => l.retrying && !l.subOfRetried && !l.ranBefore;
 
 /** What a lookup found: jobs or answers by item, and the items it cannot prove were not done. */
 export interface Found {

@@ -26,6 +26,7 @@ import {
 	otherCallHit,
 	ownProvenance,
 	pick,
+	unshownTry,
 } from './lookups';
 
 export type { Found, Lookup, RecoverablePlan } from './lookups';
@@ -86,8 +87,8 @@ async function findByRule(
 	const key = plan.request.idempotencyKey;
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
-	const { unshownTry } = lookups.lookup;
-	const byRecord = lookups.lookup.ranBefore || !!unshownTry;
+	const unshown = unshownTry(lookups.lookup);
+	const byRecord = lookups.lookup.ranBefore || unshown;
 	const asks = lookups.left(plan, rule);
 	let found: { jobs?: IDataObject[]; unsure?: string };
 	if (rule.by === 'generations') {
@@ -121,7 +122,7 @@ async function findByRule(
 			asks,
 		);
 	}
-	if (found.jobs && unshownTry && !provenByKey(found.jobs, key))
+	if (found.jobs && unshown && !provenByKey(found.jobs, key))
 		return { unsure: unshownThen(found.jobs) };
 	if (found.jobs && byRecord && !provenByKey(found.jobs, key) && refusedBefore(lookups, plan))
 		return { unsure: refusedThen(found.jobs) };
@@ -375,7 +376,7 @@ export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): 
 	const lookups = new Lookups(lookup, plans);
 	for (const plan of plans) {
 		const rule = plan.endpoint.charged;
-		if (!rule || !(lookup.ranBefore || lookup.unshownTry)) continue;
+		if (!rule || !(lookup.ranBefore || unshownTry(lookup))) continue;
 		const entries = await evidenceOf(lookups, rule, plan);
 		const asks = lookups.left(plan, rule);
 		const { jobs, unsure } = await pick(
@@ -387,7 +388,7 @@ export async function recoverAnswers(lookup: Lookup, plans: RecoverablePlan[]): 
 		if (unsure) result.unsure.set(plan.itemIndex, unsure);
 		const entry = jobs?.[0];
 		if (!entry) continue;
-		if (lookup.unshownTry) {
+		if (unshownTry(lookup)) {
 			result.unsure.set(plan.itemIndex, unshownThen([entry]));
 			continue;
 		}

@@ -66,7 +66,6 @@ export async function establish(run: StartingRun): Promise<void> {
 		]),
 		retrying,
 		ranBefore,
-		unshownTry: ctx.getMode() === 'retry' && !ranBefore,
 		repeats: repeatsInExecution(ctx),
 		refusedBefore: (itemIndex, request) => run.memory.wasRefused(itemIndex, request),
 		subOfRetried: !!view.parentRecovered,
