@@ -1513,3 +1513,50 @@ test.each(['canvas', 'dub', 'captions', 'cinema', 'character'] as const)(
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seeds 1205501 and 1205503 (n8n 2.x, Character → Generate in Loop Over Items,
+ * rows A, C swapped before the Retry, after a kill or a Stop): the first iteration asks for C,
+ * whose lost job is under the key the second position derives for C, and it was left to that
+ * iteration (which now asks for A): C made again. Now an iteration takes the lost try's job for
+ * its request whatever position's key it is under; an iteration whose own key's job an earlier
+ * one took (MediaGen would answer the key with it) is sent under a key of its execution
+ * (recovery.ts findByRule `replays`, ../run/start.ts recoverAll).
+ */
+describe('Character → Generate in Loop Over Items, rows moved before the Retry', () => {
+	const loop: Scenario = { ...base, kind: 'character', shape: 'loop', kill: { at: 'after' } };
+	onBothMajors(
+		'the lost try made every row',
+		loop,
+		[
+			[
+				'two rows swapped',
+				{ rows: ['A', 'C'], change: { kind: 'swap', i: 0, j: 1 } },
+				/crash creates 2, retry creates 0, retry ok/,
+			],
+			[
+				'the first of three removed (its key now a duplicate’s)',
+				{ rows: ['C', 'A', 'A'], change: { kind: 'remove', at: 0 } },
+				/crash creates 3, retry creates 0, retry ok/,
+			],
+			[
+				'a duplicate row swapped with the last',
+				{ rows: ['A', 'A', 'B'], change: { kind: 'swap', i: 0, j: 2 } },
+				/crash creates 3, retry creates 0, retry ok/,
+			],
+		],
+	);
+
+	test('n8n 2.x, two rows swapped after Stop: nothing made again', async () => {
+		await expectUnbroken(
+			{
+				...loop,
+				rows: ['A', 'C'],
+				change: { kind: 'swap', i: 0, j: 1 },
+				kill: { at: 'none' },
+				adversary: { settings: {}, stop: { at: 'create', k: 2 } },
+			},
+			/retry creates 0, retry ok/,
+		);
+	}, 120_000);
+});

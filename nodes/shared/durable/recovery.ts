@@ -12,7 +12,7 @@ import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
 import { unprovenHit, unprovenRuns } from './unproven';
 import type { Provenance } from './identity';
-import { defaultIdempotencyKey, provenanceIn } from './identity';
+import { provenanceIn } from './identity';
 import { otherExecutions, otherPositions } from './orphans';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
 import {
@@ -48,42 +48,13 @@ const unshownThen = (jobs: IDataObject[]) =>
 const refusedThen = (jobs: IDataObject[]) =>
 	`An earlier try of this run had this item's request refused by MediaGen (nothing was made then), and MediaGen now holds ${jobs.map((j) => String(j.id)).join(', ')} for the same request, made since: a later try that n8n lost, or another execution, made it, and the node cannot tell which`;
 
-/** How many later positions of a loop `laterIteration` derives the keys of. */
-const LOOP_AHEAD = 500;
-
-/**
- * In Loop Over Items, whether a record was made under the key a later iteration of this run
- * derives for the same request (the lost try ran that request there): that iteration's key
- * replays it, so it is not this iteration's to take. A record under an earlier position's key
- * is free: that iteration asked for something else (or it would have taken it).
- */
-function laterIteration(lookup: Lookup, plan: RecoverablePlan): (r: IDataObject) => boolean {
-	const key = plan.request.idempotencyKey;
-	if (!lookup.repeats || !key || !plan.requestId || plan.ownKey) return () => false;
-	let later: Set<string> | undefined;
-	return (r) => {
-		if (!r.idempotency_key || r.idempotency_key === key) return false;
-		later ??= new Set(
-			Array.from({ length: LOOP_AHEAD }, (_, i) =>
-				defaultIdempotencyKey({
-					token: lookup.identity.token,
-					nodeId: lookup.ctx.getNode().id,
-					position: lookup.position + 1 + i,
-					request: String(plan.requestId),
-				}),
-			),
-		);
-		return later.has(String(r.idempotency_key));
-	};
-}
-
 /** Finds one plan's jobs by its rule: the oldest group not taken yet, or unsure, or nothing. */
 async function findByRule(
 	lookups: Lookups,
 	plan: RecoverablePlan,
 	rule: Exclude<RecoverRule, { by: 'provenance' }>,
 	claimed: Set<string>,
-): Promise<{ jobs?: IDataObject[]; unsure?: string }> {
+): Promise<{ jobs?: IDataObject[]; unsure?: string; replays?: true }> {
 	const key = plan.request.idempotencyKey;
 	let read: { records: IDataObject[]; complete: boolean };
 	let groups: IDataObject[][];
@@ -91,22 +62,23 @@ async function findByRule(
 	const byRecord = lookups.lookup.ranBefore || unshown;
 	const asks = lookups.left(plan, rule);
 	let found: { jobs?: IDataObject[]; unsure?: string };
+	let taken = false;
 	if (rule.by === 'generations') {
 		read = await lookups.generations('lostTry').records();
 		const sameKey = key ? read.records.filter((r) => r.idempotency_key === key) : [];
-		if (sameKey.length) {
-			// the key proves whose they are, whatever their time
-			const jobs = groupsOf(sameKey.reverse(), !!rule.batch).find((g) =>
-				g.every((r) => !claimed.has(String(r.id))),
-			);
-			found = jobs ? { jobs } : {};
-		} else if (!byRecord) found = {};
+		// the key proves whose they are, whatever their time
+		const jobs = groupsOf(sameKey.reverse(), !!rule.batch).find((g) =>
+			g.every((r) => !claimed.has(String(r.id))),
+		);
+		// all taken: an earlier iteration of a loop took the lost try's job for this request (its
+		// row moved before the Retry), or another item of this run did
+		taken = !jobs && sameKey.length > 0;
+		if (jobs) found = { jobs };
+		else if (!byRecord) found = {};
 		else {
-			// the groups each create started, kept when the whole group is this request's work (and
-			// not a later iteration's of a loop, whose key replays it there)
-			const later = laterIteration(lookups.lookup, plan);
-			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter(
-				(g) => groupMatches(g, rule.match, plan.request) && !g.some(later),
+			// the groups each create started, kept when the whole group is this request's work
+			groups = groupsOf([...read.records].reverse(), !!rule.batch).filter((g) =>
+				groupMatches(g, rule.match, plan.request),
 			);
 			found = await pick(lookups, groups, claimed, asks);
 		}
@@ -127,14 +99,15 @@ async function findByRule(
 	if (found.jobs && byRecord && !provenByKey(found.jobs, key) && refusedBefore(lookups, plan))
 		return { unsure: refusedThen(found.jobs) };
 	if (found.jobs || found.unsure) return found;
-	return read.complete
-		? {}
-		: {
-				unsure: boundHit(
-					rule.by === 'generations' ? '/generations' : plan.request.path,
-					await lookups.clock.band(),
-				),
-			};
+	// the key's job taken: MediaGen would answer the key with it (spec: credit rule 6), so the
+	// item is sent under a key of this execution (../run/start.ts recoverAll)
+	if (read.complete) return taken ? { replays: true } : {};
+	return {
+		unsure: boundHit(
+			rule.by === 'generations' ? '/generations' : plan.request.path,
+			await lookups.clock.band(),
+		),
+	};
 }
 
 /**
@@ -166,6 +139,28 @@ async function callsJobs(
 	return unsure ? found.map((r) => String(r.id)) : [];
 }
 
+/**
+ * What recoverStartedJobs found, and the items whose key MediaGen holds a job under that this
+ * run took for another item or iteration (rekey: sent under a key of this execution).
+ */
+export interface Started extends Found {
+	rekey: Set<number>;
+}
+
+/**
+ * Whether the item's key alone gives it the lost try's job (MediaGen replays a key within a day:
+ * spec, credit rule 6), so no lookup by record runs. Not in Loop Over Items under n8n's Retry: a
+ * row moved to another iteration (rows added, removed or swapped before the Retry) derives
+ * another key, and its lost try's job is looked up there by its record too.
+ */
+function keyReplays(lookups: Lookups, plan: RecoverablePlan): boolean {
+	const { lookup } = lookups;
+	const keyed = plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
+	return (
+		!!keyed && lookups.keysReplay() && !lookup.findKeyed && !(lookup.repeats && lookup.retrying)
+	);
+}
+
 /** Where a provenance record's job goes: to the item with its request, else with its index. */
 const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
 
@@ -176,8 +171,11 @@ const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
  * endpoints within a day of the lost try need no lookup: the same key returns the original job
  * (spec: credit rule 6), and the key derives from the item's request (identity.ts).
  */
-export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[]): Promise<Found> {
-	const result: Found = { found: new Map(), unsure: new Map() };
+export async function recoverStartedJobs(
+	lookup: Lookup,
+	plans: RecoverablePlan[],
+): Promise<Started> {
+	const result: Started = { found: new Map(), unsure: new Map(), rekey: new Set() };
 	const lookups = new Lookups(lookup, plans);
 	const claimed = lookup.claimed;
 	const claim = (itemIndex: number, jobs: IDataObject[]) => {
@@ -232,22 +230,14 @@ export async function recoverStartedJobs(lookup: Lookup, plans: RecoverablePlan[
 				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.band()));
 			continue;
 		}
-		const keyed =
-			plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
-		// in Loop Over Items a row moved to another iteration (rows added or removed before the
-		// Retry) derives another key: its lost try's job is looked up there by its record too
-		if (
-			keyed &&
-			lookups.keysReplay() &&
-			!lookup.findKeyed &&
-			!(lookup.repeats && lookup.retrying)
-		) {
+		if (keyReplays(lookups, plan)) {
 			// the key replays this item's job, unless another call of the sub-workflow made one too
 			const calls = await callsJobs(lookups, plan, rule, plans);
 			if (calls.length) result.unsure.set(plan.itemIndex, otherCallHit(calls));
 			continue;
 		}
-		const { jobs, unsure } = await findByRule(lookups, plan, rule, claimed);
+		const { jobs, unsure, replays } = await findByRule(lookups, plan, rule, claimed);
+		if (replays) result.rekey.add(plan.itemIndex);
 		if (jobs && lookup.subOfRetried)
 			result.unsure.set(plan.itemIndex, otherCallHit(jobs.map((j) => String(j.id))));
 		else if (jobs) claim(plan.itemIndex, jobs);

@@ -113,6 +113,7 @@ export async function recoverAll(run: StartingRun): Promise<Map<number, unknown>
 	const answers = await recoverAnswers(lookup, charging);
 	run.memory.claim(lookup.claimed);
 	for (const plan of creating) {
+		if (jobs.rekey.has(plan.itemIndex)) useKeyOfThisExecution(run.ctx, plan, run);
 		const found = jobs.found.get(plan.itemIndex);
 		if (!found || !plan.job) continue;
 		plan.job.known = { jobs: found, whole: true };
