@@ -1525,27 +1525,23 @@ test.each(['canvas', 'dub', 'captions', 'cinema', 'character'] as const)(
  */
 describe('Character → Generate in Loop Over Items, rows moved before the Retry', () => {
 	const loop: Scenario = { ...base, kind: 'character', shape: 'loop', kill: { at: 'after' } };
-	onBothMajors(
-		'the lost try made every row',
-		loop,
+	onBothMajors('the lost try made every row', loop, [
 		[
-			[
-				'two rows swapped',
-				{ rows: ['A', 'C'], change: { kind: 'swap', i: 0, j: 1 } },
-				/crash creates 2, retry creates 0, retry ok/,
-			],
-			[
-				'the first of three removed (its key now a duplicate’s)',
-				{ rows: ['C', 'A', 'A'], change: { kind: 'remove', at: 0 } },
-				/crash creates 3, retry creates 0, retry ok/,
-			],
-			[
-				'a duplicate row swapped with the last',
-				{ rows: ['A', 'A', 'B'], change: { kind: 'swap', i: 0, j: 2 } },
-				/crash creates 3, retry creates 0, retry ok/,
-			],
+			'two rows swapped',
+			{ rows: ['A', 'C'], change: { kind: 'swap', i: 0, j: 1 } },
+			/crash creates 2, retry creates 0, retry ok/,
 		],
-	);
+		[
+			'the first of three removed (its key now a duplicate’s)',
+			{ rows: ['C', 'A', 'A'], change: { kind: 'remove', at: 0 } },
+			/crash creates 3, retry creates 0, retry ok/,
+		],
+		[
+			'a duplicate row swapped with the last',
+			{ rows: ['A', 'A', 'B'], change: { kind: 'swap', i: 0, j: 2 } },
+			/crash creates 3, retry creates 0, retry ok/,
+		],
+	]);
 
 	test('n8n 2.x, two rows swapped after Stop: nothing made again', async () => {
 		await expectUnbroken(
@@ -1559,4 +1555,40 @@ describe('Character → Generate in Loop Over Items, rows moved before the Retry
 			/retry creates 0, retry ok/,
 		);
 	}, 120_000);
+});
+
+/**
+ * The adversary's seed 1206102 (n8n 2.x, Save Execution Progress on, Character → Generate in a
+ * sub-workflow called from two branches with the same rows, On Error: continue, n8n killed at
+ * the second call's first create, Retry): the Retry resumed after the first call (n8n kept it)
+ * and called the sub-workflow once, whose execution looked for earlier calls only among the
+ * executions the Retry created: none, so its keys (the first call's) were sent and MediaGen
+ * answered one with the first call's job, output by both calls. The calls the parent's saved
+ * data names count as earlier calls too (calls.ts jobsOfEarlierCalls).
+ */
+describe('Character → Generate in a sub-workflow called twice, progress saved, the first call kept by the Retry', () => {
+	const twice: Scenario = {
+		...base,
+		kind: 'character',
+		shape: 'subTwice',
+		progress: true,
+		adversary: { settings: { onError: 'continueRegularOutput' } },
+	};
+	onBothMajors('killed in the second call', twice, [
+		[
+			'two rows, at its first create',
+			{ rows: ['D', 'A'], kill: { at: 'create', k: 3 } },
+			/crash creates 3, retry creates 1, retry ok/,
+		],
+		[
+			'two rows, at its second create',
+			{ rows: ['D', 'A'], kill: { at: 'create', k: 4 } },
+			/crash creates 4, retry creates 0, retry ok/,
+		],
+		[
+			'one row, a row added before the Retry',
+			{ rows: ['A'], kill: { at: 'create', k: 2 }, change: { kind: 'add', at: 0, row: 'D' } },
+			/crash creates 2, retry creates 0, retry ok/,
+		],
+	]);
 });

@@ -234,24 +234,31 @@ const jobIdsOf = (items: Array<{ json?: IDataObject } | null | undefined> | null
 	(items ?? []).flatMap((item) => (typeof item?.json?.id === 'string' ? [item.json.id] : []));
 
 /**
- * In a sub-execution, the ids of the jobs this node output in the sub-executions n8n created for
- * the same parent run before this one (its earlier calls: ids between the parent's and its own,
- * at most CALLS.maxBetween read): never this call's own. A keyed kind (no provenance) in a
- * sub-workflow called twice with the same items derives one key in both calls: in the parent's
- * Retry the second call would get the first call's job back under it (spec credit rule 6).
+ * In a sub-execution, the ids of the jobs this node output in its parent run's earlier calls:
+ * the sub-executions n8n created for the same parent before this one (ids between the parent's
+ * and its own, at most CALLS.maxBetween read), and those of the parent's lost try that n8n's
+ * Retry kept (the calls its saved data names: the Retry resumes after them, with Save Execution
+ * Progress, and does not call them again). Never this call's own. A keyed kind (no provenance)
+ * in a sub-workflow called twice with the same items derives one key in both calls: in the
+ * parent's Retry the second call would get the first call's job back under it (spec credit
+ * rule 6).
  */
 export async function jobsOfEarlierCalls(ctx: IExecuteFunctions): Promise<string[]> {
 	const me = await withParent(ctx, String(ctx.getExecutionId() ?? ''));
 	const selfNo = numberOf(me.self.id);
 	const parentNo = me.parent && numberOf(me.parent.id);
 	if (!me.parent || selfNo === undefined || parentNo === undefined) return [];
-	const name = ctx.getNode().name;
-	const ids: string[] = [];
+	const calls = new Map<string, IRunExecutionData | undefined>();
 	for (let n = Math.max(parentNo + 1, selfNo - CALLS.maxBetween); n < selfNo; n++) {
 		const data = await savedExecutionData(ctx, String(n));
-		if (parentOf(data) !== me.parent.id) continue;
-		for (const run of data?.resultData?.runData?.[name] ?? [])
-			for (const output of run.data?.main ?? []) ids.push(...jobIdsOf(output ?? []));
+		if (parentOf(data) === me.parent.id) calls.set(String(n), data);
 	}
-	return ids;
+	for (const id of namedSubExecutions(me.parent.data))
+		if (id !== me.self.id && !calls.has(id)) calls.set(id, await savedExecutionData(ctx, id));
+	const name = ctx.getNode().name;
+	return [...calls.values()].flatMap((data) =>
+		(data?.resultData?.runData?.[name] ?? []).flatMap((run) =>
+			(run.data?.main ?? []).flatMap(jobIdsOf),
+		),
+	);
 }
