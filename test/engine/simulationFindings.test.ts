@@ -1592,3 +1592,41 @@ describe('Character → Generate in a sub-workflow called twice, progress saved,
 		],
 	]);
 });
+
+/**
+ * The adversary's seed 1206203 (n8n 1.x, progress saving off, Generation → Create, a node added
+ * before MediaGen and the workflow saved before the Retry, which n8n killed after the node, then
+ * Retry again): the last Retry's copy held the added node's run from the killed Retry, which the
+ * lost try never ran, so its saved start times of the nodes before MediaGen (the only thing that
+ * tells a 1.x run's lost try) differed from the lost try's, the lost job was not this run's and
+ * was made again (two for one row, the first named nowhere). The lost try is compared over the
+ * nodes it ran (savedRuns.ts sameFirstRuns).
+ */
+describe('n8n 1.x, a node added before MediaGen before the Retry, the Retry killed, Retry again', () => {
+	const edited: Scenario = {
+		...base,
+		n8nMajor: 1,
+		kind: 'generation',
+		shape: 'plain',
+		kill: { at: 'after' },
+		adversary: { settings: {}, retryKill: { at: 'after' }, edit: 'nodeBefore' },
+	};
+	test.each([
+		['Generation → Create', {}],
+		[
+			'two MediaGen nodes, a row added',
+			{ shape: 'two' as const, change: { kind: 'add' as const, at: 0, row: 'B' } },
+		],
+		['Edit → Dub', { kind: 'dub' as const }],
+		['Character → Generate, a day later', { kind: 'character' as const, dayPasses: true }],
+	])(
+		'%s: nothing made again',
+		async (_name, change) => {
+			await expectUnbroken(
+				{ ...edited, ...change },
+				/retry crash creates [02], retry creates 0, retry ok/,
+			);
+		},
+		120_000,
+	);
+});

@@ -12,17 +12,9 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
 
-import {
-	anchorOf,
-	firstRunsOf,
-	inWorkflow,
-	isRecoveredRun,
-	nodesBefore,
-	parentOf,
-	provenanceIn,
-	savedExecutionData,
-} from './identity';
+import { anchorOf, inWorkflow, isRecoveredRun, parentOf, provenanceIn } from './identity';
 import type { Saved } from './identity';
+import { firstRunsOf, nodesBefore, sameFirstRuns, savedExecutionData } from './savedRuns';
 
 export const CALLS = {
 	/** Executions read at most between a parent's id and its sub-execution's. */
@@ -114,9 +106,7 @@ export function sameParentRun(now: Saved, lost: Saved): boolean {
 	if (now.id === lost.id) return true;
 	const [a, b] = [anchorOf(now.data), anchorOf(lost.data)];
 	if (a || b) return a === b;
-	const firsts = firstRunsOf(lost.data);
-	const mine = new Map(firstRunsOf(now.data).map(([name, t, i]) => [name, `${t}:${i}`]));
-	return firsts.length > 0 && firsts.every(([name, t, i]) => mine.get(name) === `${t}:${i}`);
+	return sameFirstRuns(now.data, lost.data);
 }
 
 /**

@@ -3,11 +3,12 @@
  * read from what n8n has saved of the execution (so that a retry of a crashed execution, which n8n
  * starts from that saved data, finds the same identity). docs/batches.md gives the n8n facts.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions, IRunExecutionData, ITaskData } from 'n8n-workflow';
 
 import type { SavedView } from './memory';
+import { fingerprintOf, hash, nodesBefore, savedExecutionData } from './savedRuns';
 import { keptView, rememberedToken, rememberedView, rememberToken, rememberView } from './memory';
 
 export interface RunIdentity {
@@ -55,63 +56,11 @@ export interface Provenance {
 	request?: string;
 }
 
-const hash = (material: string) => createHash('sha256').update(material).digest('hex');
-
 /** Milliseconds since the epoch from an n8n task start (seconds in crash-recovered run data). */
 function asMs(t: unknown): number | undefined {
 	const n = Number(t);
 	if (!Number.isFinite(n) || n <= 0) return undefined;
 	return n < 1e11 ? n * 1000 : n;
-}
-
-/**
- * The first start time of every node that ran before `nodeName`, as saved: equal in an execution
- * and in n8n's retry of it (which starts from a copy of its saved data), different in another
- * execution. Undefined when nothing before this node was saved. `before`: the nodes that run
- * before it in every try (nodesBefore); a node after it may have run in a later try and not in
- * the lost one (a Retry killed after the node: its recovered runs are in the copy the next Retry
- * starts from).
- */
-export function fingerprintOf(
-	data: IRunExecutionData | undefined,
-	nodeName: string,
-	before?: Set<string>,
-) {
-	const firsts = firstRunsOf(data).filter(
-		([name]) => name !== nodeName && (!before || before.has(name)),
-	);
-	return firsts.length ? hash(JSON.stringify(firsts)) : undefined;
-}
-
-/**
- * The nodes of the workflow that run before `nodeName` in every execution: those it comes after
- * (its parents, their parents, …) and not also before (a loop's nodes are both). Undefined where
- * n8n gives a node no view of the workflow's connections.
- */
-export function nodesBefore(ctx: IExecuteFunctions, nodeName: string): Set<string> | undefined {
-	if (typeof ctx.getParentNodes !== 'function' || typeof ctx.getChildNodes !== 'function')
-		return undefined;
-	const after = new Set(ctx.getChildNodes(nodeName).map((n) => n.name));
-	return new Set(
-		ctx
-			.getParentNodes(nodeName)
-			.map((n) => n.name)
-			.filter((name) => name !== nodeName && !after.has(name)),
-	);
-}
-
-/**
- * Each node's first run as saved (name, start time, execution index), by name: a crashed or
- * failed first run is left out (n8n's Retry removes the last node's: saved in the lost
- * execution, gone from its retry's copy).
- */
-export function firstRunsOf(data: IRunExecutionData | undefined): Array<[string, number, number]> {
-	const runData = data?.resultData?.runData ?? {};
-	return Object.keys(runData)
-		.filter((name) => runData[name]?.length)
-		.filter((name) => !runData[name][0].error && runData[name][0].executionStatus !== 'crashed')
-		.sort()
-		.map((name) => [name, runData[name][0].startTime, runData[name][0].executionIndex]);
 }
 
 /** The earliest start this saved data records: the execution's establishment or a first task. */
@@ -136,19 +85,6 @@ export function anchorOf(data: IRunExecutionData | undefined): string | undefine
 	const runtime = data?.executionData?.runtimeData;
 	if (runtime?.establishedAt) return `e:${runtime.establishedAt}:${String(runtime.source)}`;
 	return undefined;
-}
-
-/** An execution's data as n8n saved it (this one's by default; undefined where n8n gives none). */
-export async function savedExecutionData(
-	ctx: IExecuteFunctions,
-	executionId = ctx.getExecutionId(),
-): Promise<IRunExecutionData | undefined> {
-	if (!executionId || typeof ctx.getExecutionDataById !== 'function') return undefined;
-	try {
-		return await ctx.getExecutionDataById(executionId);
-	} catch {
-		return undefined;
-	}
 }
 
 /** An execution's id and its saved data. */
@@ -429,7 +365,7 @@ export function defaultIdempotencyKey(parts: {
 }): string {
 	const own = parts.execution ? `|x:${parts.execution}` : '';
 	const material = `${parts.token}|${parts.nodeId}|${parts.position}|q:${parts.request}${own}`;
-	return `n8n-${createHash('sha256').update(material).digest('hex').slice(0, 48)}`;
+	return `n8n-${hash(material).slice(0, 48)}`;
 }
 
 /** The fields of a request body that say where it came from, not what it asks for. */

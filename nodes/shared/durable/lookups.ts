@@ -13,7 +13,8 @@ import { asNodeError, statusOf } from '../transport/errors';
 import { listPages } from '../transport/pages';
 import { mediaGenRequest } from '../transport/request';
 import type { Provenance, RunIdentity } from './identity';
-import { anchorOf, fingerprintOf, nodesBefore, provenanceIn, stableJson } from './identity';
+import { anchorOf, provenanceIn, stableJson } from './identity';
+import { sameRunsBefore } from './savedRuns';
 
 /** How far the lookups reach. */
 export const RECOVERY = {
@@ -293,11 +294,7 @@ export async function ownProvenance(
 			// an execution with an anchor derived a durable token, this run's if it were its lost try:
 			// another execution of the workflow started in the same second, killed with it (n8n's
 			// recovery saves whole seconds), has the same start times
-			if (
-				data &&
-				!anchorOf(data) &&
-				fingerprintOf(data, name, nodesBefore(ctx, name)) === identity.fingerprint
-			) {
+			if (data && !anchorOf(data) && (await sameRunsBefore(ctx, data, name))) {
 				for (const c of candidates) if (c.p.executionId === executionId) sameRun.add(c.p.run);
 			}
 		}

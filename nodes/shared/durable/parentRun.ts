@@ -23,7 +23,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { CALLS, numberOf } from './calls';
 import type { Saved } from './identity';
-import { anchorOf, savedExecutionData } from './identity';
+import { anchorOf } from './identity';
+import { savedExecutionData } from './savedRuns';
 
 /** The parent's execution context as a sub-execution's saved data holds it. */
 function parentContextOf(data: Saved['data']): { source?: unknown } | undefined {

@@ -11,7 +11,7 @@
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 import type { Provenance } from './identity';
-import { fingerprintOf, nodesBefore, savedExecutionData } from './identity';
+import { fingerprintOf, nodesBefore, savedExecutionData } from './savedRuns';
 import type { Lookup } from './lookups';
 import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
 
