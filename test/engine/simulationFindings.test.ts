@@ -1630,3 +1630,31 @@ describe('n8n 1.x, a node added before MediaGen before the Retry, the Retry kill
 		120_000,
 	);
 });
+
+/**
+ * The adversary's seed 1206202 (n8n 2.x, progress saving off, Character → Generate, Stop after
+ * its create was answered, a day, n8n's Retry took the job and was killed after the node, Retry
+ * again): the last Retry bounded its lookups by the killed Retry's recovered run, a day after the
+ * job was made, and trusted the key (forgotten by MediaGen) to replay because that try began less
+ * than a day ago: the job was made again; the same for Generation → Create and Edit → Dub. Data
+ * an earlier Retry saved after running again from the start bounds no lookup now (identity.ts
+ * ranAgainFromStart). The simulation's day now moves MediaGen's clock with n8n's in the first run
+ * (the job a day old at the Retry), without which the case cannot fail.
+ */
+test.each(['character', 'generation', 'dub'] as const)(
+	'%s: Stop, a day, the Retry killed after the node, Retry again: nothing made twice',
+	async (kind) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind,
+				shape: 'plain',
+				dayPasses: true,
+				kill: { at: 'none' },
+				adversary: { settings: {}, retryKill: { at: 'after' }, stop: { at: 'create', k: 1 } },
+			},
+			/retry crash creates 0, retry creates 0, retry (ok|refused)/,
+		);
+	},
+	120_000,
+);

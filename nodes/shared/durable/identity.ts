@@ -211,10 +211,20 @@ function showsEveryStart(ctx: IExecuteFunctions, saved: IRunExecutionData | unde
 	const own = ctx.getNode().name;
 	if (Object.keys(runData).some((name) => name !== own && !inWorkflow(ctx, name))) return false;
 	const runs = Object.values(runData);
-	const established = asMs(saved?.executionData?.runtimeData?.establishedAt);
-	const first = Math.min(...runs.flat().map((r) => asMs(r?.startTime) ?? Infinity));
-	if (established && first - established > RETRY_GAP_MS) return false;
+	if (ranAgainFromStart(saved)) return false;
 	return runs.some((r) => r?.length === 0) || runs.flat().some(isRecoveredRun);
+}
+
+/**
+ * Whether the saved runs all began well after the run's execution context was established: an
+ * earlier Retry's, which ran again from the start after a try this data does not show (a Stop,
+ * a crash), and may have taken that try's jobs, made before its own runs.
+ */
+function ranAgainFromStart(saved: IRunExecutionData | undefined): boolean {
+	const runs = Object.values(saved?.resultData?.runData ?? {}).flat();
+	const established = asMs(saved?.executionData?.runtimeData?.establishedAt);
+	const first = Math.min(...runs.map((r) => asMs(r?.startTime) ?? Infinity));
+	return !!established && first - established > RETRY_GAP_MS;
 }
 
 /** How much later than its establishment an execution's first saved run may start (ms): n8n's
@@ -250,7 +260,8 @@ export function savedViewOf(
 		executionId: String(ctx.getExecutionId() ?? ''),
 		...identity,
 		shift: recovered.length,
-		lostAfter: times.length ? Math.max(...times) : undefined,
+		// not bounded by an earlier Retry's runs: it may have taken jobs made before them
+		lostAfter: times.length && !ranAgainFromStart(saved) ? Math.max(...times) : undefined,
 		parentRecovered: parentRetried,
 		ranBefore:
 			saving !== undefined ||

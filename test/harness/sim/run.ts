@@ -615,18 +615,28 @@ const firstClockOf = (s: Scenario) => (s.dayPasses ? -25 * 3_600_000 : s.clockOf
 
 /**
  * A first run in this process on n8n's clock of the case, as the crash harness's child process
- * has it (crashWorker.ts): MediaGen's clock (the sandbox's, in this process too) stays the real one.
+ * has it (crashWorker.ts). MediaGen's clock (the sandbox's, in this process too) stays the real
+ * one when n8n's clock was stepped; a day back for both when a day passes before the Retry (the
+ * first run's records are a day old then).
  */
 async function onFirstClock<T>(s: Scenario, run: () => Promise<T>): Promise<T> {
 	const offset = firstClockOf(s);
 	if (!offset) return await run();
 	const restore = shiftClock(offset);
+	try {
+		return await onMediaGenClock(s.dayPasses ? 0 : -offset, run);
+	} finally {
+		restore();
+	}
+}
+
+/** MediaGen's clock moved by `offsetMs` while `run` runs. */
+async function onMediaGenClock<T>(offsetMs: number, run: () => Promise<T>): Promise<T> {
 	const mediaGen = clock.offsetMs;
-	clock.offsetMs = mediaGen - offset;
+	clock.offsetMs = mediaGen + offsetMs;
 	try {
 		return await run();
 	} finally {
-		restore();
 		clock.offsetMs = mediaGen;
 	}
 }
@@ -648,19 +658,22 @@ async function firstRun(
 		return await onFirstClock(s, () => stoppedRun(sb, s, stop, workflows, saved, credentials));
 	const killAt = killPointOf(s, s.kill);
 	if (!killAt) return await onFirstClock(s, () => runHere(s, workflows, saved, credentials));
-	const x = await crashExecution(workflows.workflow, {
-		credentials,
-		saved,
-		sandbox: sb,
-		killAt,
-		n8nMajor: s.n8nMajor,
-		workflows: workflows.workflows,
-		clockOffsetMs: firstClockOf(s),
-		// a loaded machine (CI, other suites) can take long to start n8n-core in the child
-		timeoutMs: 240_000,
-		// the adversary's faults and settings may end the run before its kill point
-		mayEnd: !!s.adversary,
-	});
+	// the child process runs on n8n's clock of the case; a day passing moves MediaGen's too
+	const x = await onMediaGenClock(s.dayPasses ? firstClockOf(s) : 0, () =>
+		crashExecution(workflows.workflow, {
+			credentials,
+			saved,
+			sandbox: sb,
+			killAt,
+			n8nMajor: s.n8nMajor,
+			workflows: workflows.workflows,
+			clockOffsetMs: firstClockOf(s),
+			// a loaded machine (CI, other suites) can take long to start n8n-core in the child
+			timeoutMs: 240_000,
+			// the adversary's faults and settings may end the run before its kill point
+			mayEnd: !!s.adversary,
+		}),
+	);
 	if (x.ended)
 		return {
 			executionId: x.executionId,
