@@ -1658,3 +1658,46 @@ test.each(['character', 'generation', 'dub'] as const)(
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 1206502 (n8n 1.x, progress saving off, Generation → Create in a
+ * sub-workflow called twice, Stop while the node waits, a day, n8n's Retry refused the item
+ * (another try's job it could not tell), Retry again): a sub-execution is new in every try of its
+ * parent, so no node context carried the first Retry's view (no bound: the stopped try saved no
+ * start), and the last Retry bounded its lookups by the first Retry's runs in the parent's data,
+ * a day after the stopped try's job: made again, for every kind and for a sub-workflow called
+ * once. The call's view in the parent's earlier tries is read from their sub-executions
+ * (calls.ts viewsOfEarlierCalls).
+ */
+describe('n8n 1.x, a sub-workflow stopped, a day, its Retry refused, Retry again', () => {
+	const stopped: Scenario = {
+		...base,
+		n8nMajor: 1,
+		shape: 'subTwice',
+		rows: ['B'],
+		dayPasses: true,
+		kill: { at: 'none' },
+		adversary: {
+			settings: { executeOnce: true },
+			stop: { at: 'waiting' },
+			edit: 'nodeBefore',
+			retryStop: { at: 'create', k: 1 },
+		},
+	};
+	test.each([
+		['Generation → Create, called twice', {}],
+		['Generation → Create, called once', { shape: 'sub' as const }],
+		['Character → Generate', { kind: 'character' as const }],
+		['Edit → Dub, called once', { kind: 'dub' as const, shape: 'sub' as const }],
+		['Canvas Run → Start', { kind: 'canvas' as const }],
+	])(
+		'%s: refused and named again, nothing made again',
+		async (_name, change) => {
+			await expectUnbroken(
+				{ ...stopped, ...change },
+				/crash creates 1, retry ended error, creates 0, retry creates 0, retry refused/,
+			);
+		},
+		120_000,
+	);
+});

@@ -14,6 +14,8 @@ import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-work
 
 import { anchorOf, inWorkflow, isRecoveredRun, parentOf, provenanceIn } from './identity';
 import type { Saved } from './identity';
+import type { SavedView } from './memory';
+import { viewKeptIn } from './memory';
 import { firstRunsOf, nodesBefore, sameFirstRuns, savedExecutionData } from './savedRuns';
 
 export const CALLS = {
@@ -107,6 +109,40 @@ export function sameParentRun(now: Saved, lost: Saved): boolean {
 	const [a, b] = [anchorOf(now.data), anchorOf(lost.data)];
 	if (a || b) return a === b;
 	return sameFirstRuns(now.data, lost.data);
+}
+
+/**
+ * What this call of the sub-workflow kept in an earlier try of its parent run (the node's view,
+ * identity.ts SavedView, in the saved node context of that try's sub-execution): a sub-execution
+ * is new in every try of the parent, so no node context reaches it the way a Retry copies a
+ * workflow's own (identity.ts withEarlierTries). Read from the sub-executions n8n created below the
+ * parent (at most CALLS.maxBetween) that a run the parent's data was copied from (sameParentRun)
+ * called with the same start items at the same rank. On n8n 1.x without progress saving, an
+ * earlier Retry that ran again from the start (after Stop) leaves its own runs in the parent's
+ * data, later than the stopped try's work: its call's view says how far back that try may lie.
+ */
+export async function viewsOfEarlierCalls(
+	ctx: IExecuteFunctions,
+	self: Saved,
+	parent: Saved,
+): Promise<SavedView[]> {
+	const parentNo = numberOf(parent.id);
+	const input = callItemsOf(self.data);
+	if (parentNo === undefined || input === undefined) return [];
+	const rank = await callRank(ctx, self, parent);
+	const views: SavedView[] = [];
+	for (let n = parentNo - 1; n >= Math.max(1, parentNo - CALLS.maxBetween); n--) {
+		const data = await savedExecutionData(ctx, String(n));
+		const view = viewKeptIn(data, ctx.getNode().name);
+		const caller = parentOf(data);
+		if (!view || !caller || caller === parent.id || callItemsOf(data) !== input) continue;
+		const them = { id: caller, data: await savedExecutionData(ctx, caller) };
+		if (!sameParentRun(parent, them)) continue;
+		const theirs =
+			rank === undefined ? undefined : await callRank(ctx, { id: String(n), data }, them);
+		if (theirs === undefined || theirs === rank) views.push(view);
+	}
+	return views;
 }
 
 /**

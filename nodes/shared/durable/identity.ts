@@ -323,7 +323,12 @@ export interface EstablishedRun {
 export async function establishRun(
 	ctx: IExecuteFunctions,
 	runIndex: number,
-	parentRetried?: (self: Saved, parent: Saved) => Promise<boolean>,
+	caller?: {
+		/** Whether the parent is n8n's Retry of an earlier execution (parentRun.ts). */
+		parentRetried: (self: Saved, parent: Saved) => Promise<boolean>;
+		/** What this call kept in the parent's earlier tries (calls.ts viewsOfEarlierCalls). */
+		earlierCalls: (self: Saved, parent: Saved) => Promise<SavedView[]>;
+	},
 ): Promise<EstablishedRun> {
 	let view = rememberedView(ctx);
 	if (!view) {
@@ -337,8 +342,13 @@ export async function establishRun(
 		if (before && (!before.durable || before.blind) && rememberedToken(ctx)) view.blind = true;
 		if (before && rememberedToken(ctx)) withEarlierTries(view, before);
 		const self = { id: view.executionId, data: saved };
-		if (parentId && !view.parentRecovered && parentRetried)
-			view.parentRecovered = await parentRetried(self, { id: parentId, data: parent });
+		const parentRun = { id: parentId ?? '', data: parent };
+		if (parentId && !view.parentRecovered && caller?.parentRetried)
+			view.parentRecovered = await caller.parentRetried(self, parentRun);
+		// a sub-execution of a Retry: what this call kept in the parent's earlier tries
+		if (parentId && view.parentRecovered && !before && caller?.earlierCalls)
+			for (const earlier of await caller.earlierCalls(self, parentRun))
+				withEarlierTries(view, earlier);
 		rememberView(ctx, view);
 		rememberToken(ctx, view.token);
 	}

@@ -4,7 +4,7 @@
  * each item started or was charged for, written as each answer arrives, and what a later lookup
  * must not give to another item (docs/batches.md).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
 
 import type { RememberedUpload, UploadMemory } from '../files/upload';
 
@@ -101,6 +101,21 @@ export function rememberedView(ctx: IExecuteFunctions): SavedView | undefined {
 export function keptView(ctx: IExecuteFunctions): SavedView | undefined {
 	const view = memoryOf(ctx).view;
 	return view?.executionId !== String(ctx.getExecutionId() ?? '') ? view : undefined;
+}
+
+/**
+ * The view a run of the node `nodeName` kept in another execution's saved node context (n8n's
+ * `executionData.contextData`, key `node:<name>`: saved when that execution ended).
+ */
+export function viewKeptIn(
+	data: IRunExecutionData | undefined,
+	nodeName: string,
+): SavedView | undefined {
+	const context = data?.executionData?.contextData?.[`node:${nodeName}`] as IDataObject | undefined;
+	const view = (context?.[KEY] as Memory | undefined)?.view;
+	return view && typeof view === 'object' && typeof view.executionId === 'string'
+		? view
+		: undefined;
 }
 
 /** Keeps what this execution's saved data said (not for a call outside a saved execution). */

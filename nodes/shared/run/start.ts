@@ -15,7 +15,12 @@ import { asNodeError } from '../transport/errors';
 import type { Lookup } from '../durable/recovery';
 import { recoverAnswers, recoverStartedJobs } from '../durable/recovery';
 import { orphansOf } from '../durable/orphans';
-import { jobsOfEarlierCalls, jobsOfRenamedRuns, jobsOutputBefore } from '../durable/calls';
+import {
+	jobsOfEarlierCalls,
+	jobsOfRenamedRuns,
+	jobsOutputBefore,
+	viewsOfEarlierCalls,
+} from '../durable/calls';
 import { establishRun } from '../durable/identity';
 import { repeatsInExecution } from '../durable/loops';
 import { parentIsRetry } from '../durable/parentRun';
@@ -40,9 +45,10 @@ export interface StartingRun extends RunState {
  */
 export async function establish(run: StartingRun): Promise<void> {
 	const { ctx } = run;
-	const { identity, position, view } = await establishRun(ctx, run.position, (self, parent) =>
-		parentIsRetry(ctx, self, parent),
-	);
+	const { identity, position, view } = await establishRun(ctx, run.position, {
+		parentRetried: (self, parent) => parentIsRetry(ctx, self, parent),
+		earlierCalls: (self, parent) => viewsOfEarlierCalls(ctx, self, parent),
+	});
 	run.identity = identity;
 	run.position = position;
 	run.view = view;
