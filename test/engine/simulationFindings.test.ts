@@ -1701,3 +1701,51 @@ describe('n8n 1.x, a sub-workflow stopped, a day, its Retry refused, Retry again
 		120_000,
 	);
 });
+
+/**
+ * The adversary's seed 1207001 (n8n 2.x, progress saving off, Character → Generate in a
+ * sub-workflow, rows D, A, On Error continue and Retry On Fail, A's create refused with 402 in
+ * the first run, n8n killed after the node, a day, n8n's Retry): the Retry's first try refused D
+ * (the lost try's job, which a sub-execution of a retried parent cannot tell from another call's)
+ * and the node failed, so Retry On Fail tried again; that try bounded its lookups by the Retry's
+ * own first send (the position's `began`, recorded in this execution), trusted the key MediaGen
+ * had forgotten and made D again. The same for every record-matched kind, n8n 1.x, Stop instead
+ * of the kill, and a sub-workflow called twice. A try of n8n's Retry no longer takes a bound from
+ * an earlier try of its own execution (memory.ts `beganHere`, start.ts `establish`).
+ */
+describe('n8n’s Retry refused an item, then Retry On Fail tried again, a day after the lost try', () => {
+	const refused: Scenario = {
+		...base,
+		kind: 'character',
+		rows: ['D', 'A'],
+		dayPasses: true,
+		kill: { at: 'after' },
+		adversary: {
+			settings: {
+				onError: 'continueRegularOutput',
+				retryOnFail: { maxTries: 4, waitBetweenTries: 300 },
+				alwaysOutputData: true,
+			},
+			fault: { kind: 'refused', k: 2, times: 'all' },
+		},
+	};
+	test.each([
+		['Character → Generate', {}],
+		['Edit → Dub', { kind: 'dub' as const }],
+		['Canvas Run → Start', { kind: 'canvas' as const }],
+		['n8n 1.x, Cinema', { n8nMajor: 1 as const, kind: 'cinema' as const }],
+		[
+			'Stop instead of the kill',
+			{
+				kill: { at: 'none' as const },
+				adversary: { ...refused.adversary!, stop: { at: 'waiting' as const } },
+			},
+		],
+	])(
+		'%s: D not made again',
+		async (_name, change) => {
+			await expectUnbroken({ ...refused, ...change }, /crash creates 2, retry creates 1, retry ok/);
+		},
+		120_000,
+	);
+});

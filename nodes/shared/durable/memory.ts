@@ -63,6 +63,8 @@ interface Memory {
 	refused?: Record<string, Record<string, string>>;
 	/** When each run position began (ms, n8n's clock). */
 	began?: Record<string, number>;
+	/** The execution whose try recorded `began`, per position. */
+	beganIn?: Record<string, string>;
 	/** Ids of jobs and tasks finished positions took: a later lookup must not take them again. */
 	claimed?: string[];
 	/** The upload each item's complete was sent for (../files/upload.ts), per position and item. */
@@ -162,6 +164,8 @@ export interface RunMemory {
 	unsure(): number[];
 	/** When this position began in an earlier try that recorded it (ms), if one did. */
 	began(): number | undefined;
+	/** Whether that try was one of this execution (Retry On Fail), not of one n8n's Retry copied. */
+	beganHere(): boolean;
 	/** Ids that other positions of this execution's runs took (jobs, tasks). */
 	claimed(): Set<string>;
 	/** Adds ids to what this execution's runs took (kept at once, for a later retry too). */
@@ -217,15 +221,26 @@ function refusedIn(
 	return Object.values(refused).includes(request) || refused[String(itemIndex)] === '';
 }
 
+/**
+ * When a position began in an earlier try (`earlier`), whether that try was of this execution
+ * (`here`), and `begin`, the position's first write: when its first create or charged call is
+ * sent, at the latest.
+ */
+function startOf(memory: Memory, at: string, executionId: string) {
+	const earlier = memory.began?.[at];
+	const begin = () => {
+		if (memory.began?.[at] !== undefined) return;
+		(memory.began ??= {})[at] = Date.now();
+		(memory.beganIn ??= {})[at] = executionId;
+	};
+	return { earlier, here: earlier !== undefined && memory.beganIn?.[at] === executionId, begin };
+}
+
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
 export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const memory = memoryOf(ctx);
 	const at = String(position);
-	const earlier = memory.began?.[at];
-	/** The position's first write: when its first create or charged call is sent, at the latest. */
-	const begin = () => {
-		(memory.began ??= {})[at] ??= Date.now();
-	};
+	const { earlier, here, begin } = startOf(memory, at, String(ctx.getExecutionId() ?? ''));
 	const settle = (itemIndex: number) => {
 		const unsure = memory.unsure;
 		if (unsure?.[at]) unsure[at] = unsure[at].filter((i) => i !== itemIndex);
@@ -270,6 +285,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 		wasRefused: (itemIndex, request) => refusedIn(memory.refused?.[at], itemIndex, request),
 		unsure: () => [...(memory.unsure?.[at] ?? [])],
 		began: () => earlier,
+		beganHere: () => here,
 		claimed: () => new Set([...(memory.claimed ?? []), ...idsOf(memory.started?.[at])]),
 		claim: (ids) => {
 			const all = new Set([...(memory.claimed ?? []), ...ids]);
@@ -285,6 +301,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 				memory.unsure,
 				memory.refused,
 				memory.began,
+				memory.beganIn,
 				memory.uploads,
 			];
 			for (const byPosition of positions) if (byPosition) delete byPosition[at];

@@ -53,10 +53,13 @@ export async function establish(run: StartingRun): Promise<void> {
 	run.position = position;
 	run.view = view;
 	run.memory = runMemory(ctx, position);
-	const bounds = [run.memory.began(), view.lostAfter, identity.since].filter(
+	const retrying = ctx.getMode() === 'retry' || !!view.parentRecovered;
+	// in n8n's Retry, a later try of this execution (Retry On Fail after an item was refused)
+	// repeats the lost try too, which began before this execution's first try: that bounds nothing
+	const began = retrying && run.memory.beganHere() ? undefined : run.memory.began();
+	const bounds = [began, view.lostAfter, identity.since].filter(
 		(t): t is number => t !== undefined,
 	);
-	const retrying = ctx.getMode() === 'retry' || !!view.parentRecovered;
 	const ranBefore = !!view.ranBefore || !!view.parentRecovered || run.memory.began() !== undefined;
 	run.lookup = {
 		ctx,
