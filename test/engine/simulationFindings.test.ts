@@ -1748,4 +1748,24 @@ describe('n8n’s Retry refused an item, then Retry On Fail tried again, a day a
 		},
 		120_000,
 	);
+	// the adversary's seed 1207101, the same class: two MediaGen nodes, Retry On Fail (no On
+	// Error), rows A, A, D, n8n killed at the 4th create, a day: the Retry's first try refused an
+	// item, its next try looked only after the Retry began and ran A's matrix again (5 for 4)
+	test('Matrix Run, two MediaGen nodes, duplicate rows, killed at a create: refused and named', async () => {
+		await expectUnbroken(
+			{
+				...base,
+				kind: 'matrix',
+				shape: 'two',
+				rows: ['A', 'A', 'D'],
+				dayPasses: true,
+				kill: { at: 'create', k: 4 },
+				adversary: {
+					settings: { retryOnFail: { maxTries: 4, waitBetweenTries: 10 }, alwaysOutputData: true },
+					edit: 'nodeBefore',
+				},
+			},
+			/crash creates 4, retry creates 0, retry refused/,
+		);
+	}, 120_000);
 });
