@@ -223,24 +223,25 @@ function refusedIn(
 
 /**
  * When a position began in an earlier try (`earlier`), whether that try was of this execution
- * (`here`), and `begin`, the position's first write: when its first create or charged call is
+ * (`here`, read when asked: a read-only run never asks), and `begin`, the position's first write: when its first create or charged call is
  * sent, at the latest.
  */
-function startOf(memory: Memory, at: string, executionId: string) {
+function startOf(memory: Memory, at: string, executionId: () => string) {
 	const earlier = memory.began?.[at];
 	const begin = () => {
 		if (memory.began?.[at] !== undefined) return;
 		(memory.began ??= {})[at] = Date.now();
-		(memory.beganIn ??= {})[at] = executionId;
+		(memory.beganIn ??= {})[at] = executionId();
 	};
-	return { earlier, here: earlier !== undefined && memory.beganIn?.[at] === executionId, begin };
+	const here = () => earlier !== undefined && memory.beganIn?.[at] === executionId();
+	return { earlier, here, begin };
 }
 
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
 export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const memory = memoryOf(ctx);
 	const at = String(position);
-	const { earlier, here, begin } = startOf(memory, at, String(ctx.getExecutionId() ?? ''));
+	const { earlier, here, begin } = startOf(memory, at, () => String(ctx.getExecutionId() ?? ''));
 	const settle = (itemIndex: number) => {
 		const unsure = memory.unsure;
 		if (unsure?.[at]) unsure[at] = unsure[at].filter((i) => i !== itemIndex);
@@ -285,7 +286,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 		wasRefused: (itemIndex, request) => refusedIn(memory.refused?.[at], itemIndex, request),
 		unsure: () => [...(memory.unsure?.[at] ?? [])],
 		began: () => earlier,
-		beganHere: () => here,
+		beganHere: here,
 		claimed: () => new Set([...(memory.claimed ?? []), ...idsOf(memory.started?.[at])]),
 		claim: (ids) => {
 			const all = new Set([...(memory.claimed ?? []), ...ids]);
