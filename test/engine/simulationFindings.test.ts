@@ -1769,3 +1769,49 @@ describe('n8n’s Retry refused an item, then Retry On Fail tried again, a day a
 		);
 	}, 120_000);
 });
+
+/**
+ * The adversary's seed 1207303 (n8n 2.x, progress saving off, Generation → Create, n8n killed
+ * after the node, the node renamed before the Retry, a day, the Retry (which took the lost try's
+ * job) killed in a Wait after the node, Retry again): the killed Retry's run of the renamed node,
+ * recovered from its event log, bounded the last Retry's lookups (a day after the job was made,
+ * under the old name): made again, for every kind, in Loop Over Items too. The node's runs under
+ * its new name are of tries after the edit, which may have taken earlier work: with runs of a
+ * node the workflow has no longer, they bound no lookup (identity.ts savedViewOf).
+ */
+describe('the node renamed before the Retry, the Retry killed after it, a day, Retry again', () => {
+	const renamed: Scenario = {
+		...base,
+		shape: 'plain',
+		dayPasses: true,
+		kill: { at: 'after' },
+		adversary: {
+			settings: { executeOnce: true },
+			wait: 'after',
+			retryKill: { at: 'wait', run: 1 },
+			edit: 'rename',
+		},
+	};
+	test.each([
+		['Generation → Create', {}],
+		['Character → Generate', { kind: 'character' as const }],
+		['Edit → Dub', { kind: 'dub' as const }],
+		['Canvas Run → Start, in Loop Over Items', { kind: 'canvas' as const, shape: 'loop' as const }],
+		[
+			'Generation → Create, killed at its create, the Retry killed after the node',
+			{
+				kill: { at: 'create' as const, k: 1 },
+				adversary: { settings: {}, retryKill: { at: 'after' as const }, edit: 'rename' as const },
+			},
+		],
+	])(
+		'%s: nothing made again',
+		async (_name, change) => {
+			await expectUnbroken(
+				{ ...renamed, ...change },
+				/crash creates 1, retry crash creates 0, retry creates 0, retry ok/,
+			);
+		},
+		120_000,
+	);
+});

@@ -208,12 +208,21 @@ export const inWorkflow = (ctx: IExecuteFunctions, name: string) =>
  */
 function showsEveryStart(ctx: IExecuteFunctions, saved: IRunExecutionData | undefined): boolean {
 	const runData = saved?.resultData?.runData ?? {};
-	const own = ctx.getNode().name;
-	if (Object.keys(runData).some((name) => name !== own && !inWorkflow(ctx, name))) return false;
+	if (runsOfGoneNodes(ctx, saved)) return false;
 	const runs = Object.values(runData);
 	if (ranAgainFromStart(saved)) return false;
 	return runs.some((r) => r?.length === 0) || runs.flat().some(isRecoveredRun);
 }
+
+/**
+ * Whether the saved data holds runs of a node the workflow has no longer (renamed or removed
+ * before n8n's Retry, which ran the workflow as saved): a try before the edit ran under that
+ * name, so this node's runs under its name are of later tries.
+ */
+const runsOfGoneNodes = (ctx: IExecuteFunctions, saved: IRunExecutionData | undefined) =>
+	Object.keys(saved?.resultData?.runData ?? {}).some(
+		(name) => name !== ctx.getNode().name && !inWorkflow(ctx, name),
+	);
 
 /**
  * Whether the saved runs all began well after the run's execution context was established: an
@@ -260,8 +269,12 @@ export function savedViewOf(
 		executionId: String(ctx.getExecutionId() ?? ''),
 		...identity,
 		shift: recovered.length,
-		// not bounded by an earlier Retry's runs: it may have taken jobs made before them
-		lostAfter: times.length && !ranAgainFromStart(saved) ? Math.max(...times) : undefined,
+		// not bounded by an earlier Retry's runs: it may have taken jobs made before them (a Retry
+		// that ran again from the start, or the node's runs since it was renamed)
+		lostAfter:
+			times.length && !ranAgainFromStart(saved) && !runsOfGoneNodes(ctx, saved)
+				? Math.max(...times)
+				: undefined,
 		parentRecovered: parentRetried,
 		ranBefore:
 			saving !== undefined ||
