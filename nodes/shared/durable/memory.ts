@@ -223,8 +223,8 @@ function refusedIn(
 
 /**
  * When a position began in an earlier try (`earlier`), whether that try was of this execution
- * (`here`, read when asked: a read-only run never asks), and `begin`, the position's first write: when its first create or charged call is
- * sent, at the latest.
+ * (`here`, read when asked: a read-only run never asks), and `begin`, the position's first
+ * write: when its first create or charged call is sent, at the latest.
  */
 function startOf(memory: Memory, at: string, executionId: () => string) {
 	const earlier = memory.began?.[at];
