@@ -1815,3 +1815,136 @@ describe('the node renamed before the Retry, the Retry killed after it, a day, R
 		120_000,
 	);
 });
+
+/**
+ * The adversary's seed 1207301 (n8n 1.x, progress saving off, Generation → Create in Loop Over
+ * Items, the lost try's queue worker lost without its event log: n8n saved nothing of it, a row
+ * added before the Retry, that Retry killed at its create, Retry again): B made twice. A job of a
+ * try n8n saved nothing of is refused, not taken and not made again (unproven.ts), but that rule
+ * looked at the run position only, and the added row moved B to the next iteration. In a loop it
+ * looks at every position for the item's request (recovery.ts recoverStartedJobs).
+ */
+describe('n8n 1.x, Loop Over Items, nothing of the lost try saved, rows changed before the Retry, the Retry killed, Retry again', () => {
+	const unsaved: NonNullable<Scenario['adversary']> = {
+		settings: { onError: 'continueRegularOutput', alwaysOutputData: true, executeOnce: true },
+		retryKill: { at: 'create', k: 1 },
+		queue: 'crashedNoLog',
+	};
+	const lostUnsaved: Scenario = {
+		...base,
+		n8nMajor: 1,
+		shape: 'loop',
+		reversed: true,
+		rows: ['B'],
+		change: { kind: 'add', at: 0, row: 'A' },
+		clockOffsetMs: 3000,
+		adversary: unsaved,
+	};
+	const again = /retry crash creates 1, retry creates 0, retry ok/;
+	test.each<[string, Partial<Scenario>, RegExp]>([
+		['a row added before B', {}, again],
+		['a row added before B, the clock not stepped', { clockOffsetMs: 0 }, again],
+		[
+			'duplicate rows (A, then A added)',
+			{
+				rows: ['A'],
+				change: { kind: 'add' as const, at: 0, row: 'A' },
+				reversed: false,
+				adversary: { ...unsaved, retryKill: { at: 'after' as const } },
+			},
+			// both refused, naming the one job: the lost try's for one of them, or neither's
+			/retry crash creates 0, retry creates 0, retry ok/,
+		],
+		[
+			'Stop instead of the lost worker',
+			{
+				kill: { at: 'none' as const },
+				adversary: {
+					settings: {
+						onError: 'continueRegularOutput' as const,
+						alwaysOutputData: true,
+						executeOnce: true,
+					},
+					stop: { at: 'create' as const, k: 1 },
+					retryKill: { at: 'create' as const, k: 1 },
+				},
+			},
+			again,
+		],
+	])(
+		'%s: nothing made again',
+		async (_name, change, summary) => {
+			await expectUnbroken({ ...lostUnsaved, ...change }, summary);
+		},
+		120_000,
+	);
+});
+
+/**
+ * The adversary's seed 1207302 (n8n 2.x, progress saving off, Character → Generate in a
+ * sub-workflow called twice, row C added before the Retry, another execution on the character,
+ * the lost try's queue worker lost without its log, a day, the Retry killed at its second create,
+ * Retry again): the killed Retry's two calls made C under two keys; the last Retry's calls derive
+ * the first call's key, found that job and refused C naming it only: the other call's job reached
+ * no item and was named nowhere. The refusal names every job for the request that no item of the
+ * run takes (recovery.ts callsJobs).
+ */
+it('Character → Generate in a sub-workflow called twice, a row added, a day, the Retry killed at its second create: every job named', async () => {
+	await expectUnbroken(
+		{
+			...base,
+			kind: 'character',
+			shape: 'subTwice',
+			rows: ['B'],
+			change: { kind: 'add', at: 2, row: 'C' },
+			dayPasses: true,
+			other: true,
+			kill: { at: 'after' },
+			adversary: {
+				settings: { onError: 'continueRegularOutput', alwaysOutputData: true, executeOnce: false },
+				wait: 'before',
+				retryKill: { at: 'create', k: 2 },
+				queue: 'crashedNoLog',
+			},
+		},
+		/crash creates 2, retry crash creates 2, retry creates 0, retry ok/,
+	);
+}, 120_000);
+
+/**
+ * The adversary's seed 1208101 (n8n 2.x, progress saving off, Canvas Run → Start in Loop Over
+ * Items, rows D, D, n8n killed after the node, the second row edited into A before the Retry):
+ * the Retry's first iteration took one of D's two runs, the last one read A's canvas only, and D's
+ * other run reached no item and was named nowhere. The last iteration names the untaken runs of
+ * every record an iteration read (the run memory keeps them: orphans.ts untakenOnRecords).
+ */
+test.each<[string, Partial<Scenario>, RegExp]>([
+	['the Retry ran through', {}, /crash creates 2, retry creates 1, retry ok/],
+	[
+		'Stop in the Retry, a day, Retry again',
+		{
+			dayPasses: true,
+			adversary: { settings: { executeOnce: true }, retryStop: { at: 'create', k: 1 } },
+		},
+		/crash creates 2, retry stopped, creates 1, retry creates 0, retry ok/,
+	],
+	['Edit → Dub', { kind: 'dub' }, /crash creates 2, retry creates 1, retry ok/],
+])(
+	'Canvas Run → Start in Loop Over Items, rows D, D, the second edited into A before the Retry, %s: every run named',
+	async (_name, change, summary) => {
+		await expectUnbroken(
+			{
+				...base,
+				kind: 'canvas',
+				shape: 'loop',
+				rows: ['D', 'D'],
+				change: { kind: 'edit', at: 1, row: 'A' },
+				kill: { at: 'after' },
+				adversary: { settings: { executeOnce: true } },
+				...change,
+			},
+			summary,
+		);
+	},
+	120_000,
+);

@@ -333,14 +333,17 @@ export function otherCallHit(ids: string[]): string {
 	return `MediaGen holds ${ids.join(', ')} for this item's request, made by another execution of this sub-workflow before n8n's Retry of its parent: the parent may call this sub-workflow more than once, and the node cannot tell which call made it`;
 }
 
-/** The records a rule that reads elsewhere than /generations finds after `since`, oldest first. */
+/**
+ * The records a rule that reads elsewhere than /generations finds after `since`, oldest first,
+ * at the rule's path for `request` (or at `request`, a path already filled).
+ */
 export async function foundElsewhere(
 	lookup: Lookup,
 	rule: Exclude<RecoverRule, { by: 'provenance' | 'generations' }>,
-	request: PreparedRequest,
+	request: PreparedRequest | string,
 	since: number | undefined,
 ): Promise<{ records: IDataObject[]; complete: boolean }> {
-	const path = fillPath(rule.path, '', request.params);
+	const path = typeof request === 'string' ? request : fillPath(rule.path, '', request.params);
 	const after = (at: unknown) => since === undefined || (timeOf(at) ?? Infinity) >= since;
 	try {
 		const read =

@@ -67,6 +67,8 @@ interface Memory {
 	beganIn?: Record<string, string>;
 	/** Ids of jobs and tasks finished positions took: a later lookup must not take them again. */
 	claimed?: string[];
+	/** The records (lists, records) the positions' lookups read, as orphans.ts writes them. */
+	worked?: string[];
 	/** The upload each item's complete was sent for (../files/upload.ts), per position and item. */
 	uploads?: Record<string, Record<string, RememberedUpload>>;
 }
@@ -170,6 +172,8 @@ export interface RunMemory {
 	claimed(): Set<string>;
 	/** Adds ids to what this execution's runs took (kept at once, for a later retry too). */
 	claim(ids: Iterable<string>): void;
+	/** Adds records this position's lookups read to every position's, and returns them all. */
+	worked(records: string[]): string[];
 	/**
 	 * The run ended well: its jobs and answers are forgotten; with `keepClaims` (its jobs are
 	 * found by the record they belong to) their ids stay claimed for a later lookup.
@@ -237,6 +241,13 @@ function startOf(memory: Memory, at: string, executionId: () => string) {
 	return { earlier, here, begin };
 }
 
+/** Adds ids to an execution-wide list of the memory (kept only when not empty); returns it. */
+function union(memory: Memory, list: 'claimed' | 'worked', more: Iterable<string>): string[] {
+	const all = [...new Set([...(memory[list] ?? []), ...more])];
+	if (all.length) memory[list] = all;
+	return all;
+}
+
 /** The memory of run position `position` of this node (n8n's run index, less recovered runs). */
 export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 	const memory = memoryOf(ctx);
@@ -288,13 +299,10 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 		began: () => earlier,
 		beganHere: here,
 		claimed: () => new Set([...(memory.claimed ?? []), ...idsOf(memory.started?.[at])]),
-		claim: (ids) => {
-			const all = new Set([...(memory.claimed ?? []), ...ids]);
-			if (all.size) memory.claimed = [...all];
-		},
+		claim: (ids) => void union(memory, 'claimed', ids),
+		worked: (records) => union(memory, 'worked', records),
 		clear: (keepClaims) => {
-			const taken = keepClaims ? idsOf(memory.started?.[at]) : [];
-			if (taken.length) memory.claimed = [...new Set([...(memory.claimed ?? []), ...taken])];
+			if (keepClaims) union(memory, 'claimed', idsOf(memory.started?.[at]));
 			const positions = [
 				memory.started,
 				memory.requests,

@@ -4,6 +4,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { RecoverRule } from '../catalog/dsl';
+import { fillPath } from '../jobs/paths';
 import { sameCallJobs } from './calls';
 import type { Provenance } from './identity';
 import { defaultIdempotencyKey } from './identity';
@@ -40,15 +42,17 @@ export function otherExecutions(lookup: Lookup, records: IDataObject[]) {
  * jobs made before requests were recorded in it are left out). `sameRecord`: for record-matched
  * kinds, jobs on a record an item works on, made since the lost try may have begun, with values
  * no item asks for, and at the last iteration of Loop Over Items every one no position of this
- * execution took (the lost try's, another execution's or older: nothing tells).
+ * execution took (the lost try's, another execution's or older: nothing tells). `worked` keeps
+ * the records the positions read (the run memory's).
  */
 export async function orphansOf(
 	lookup: Lookup,
 	plans: RecoverablePlan[],
+	worked: (reads: string[]) => string[] = (reads) => reads,
 ): Promise<{ lost: IDataObject[]; maybe: IDataObject[]; sameRecord: IDataObject[] }> {
 	const none = { lost: [], maybe: [], sameRecord: [] };
 	if (!lookup.retrying) return none;
-	const listed = await untakenOnRecords(lookup, plans);
+	const listed = await untakenOnRecords(lookup, plans, worked);
 	const mine = plans.filter((p) => p.endpoint.job?.recover?.by === 'provenance');
 	const byRecord = plans.filter((p) => p.endpoint.job?.recover?.by === 'generations');
 	if (!mine.length && !(byRecord.length && lookup.ranBefore))
@@ -111,22 +115,35 @@ function unaskedKeys(lookup: Lookup, plans: RecoverablePlan[], n: number): Set<s
 	return keys;
 }
 
+/** A record a list or record rule reads (its path filled), as the run memory keeps it. */
+type Read = Extract<RecoverRule, { by: 'list' | 'record' }>;
+
 /**
  * The kinds found by a list or a record of their own (Canvas Run → Start: the canvas's runs;
  * Edit → Dub: the edit's exports), outside a loop or at the last iteration of Loop Over Items:
  * the jobs on this run's records made since the lost try may have begun that no position of
  * this execution took (the lost try's for a row edited or removed before the Retry, or for a
  * request the workflow no longer asks; another execution's; or older). Before a loop's last
- * iteration a later one may take them.
+ * iteration a later one may take them; at the last, the records every iteration read are read
+ * (`worked`: kept in the run memory), since a row edited moves the last one to another record.
  */
-async function untakenOnRecords(lookup: Lookup, plans: RecoverablePlan[]) {
+async function untakenOnRecords(
+	lookup: Lookup,
+	plans: RecoverablePlan[],
+	worked: (reads: string[]) => string[],
+) {
+	const here = plans.flatMap((p) => {
+		const rule = p.endpoint.job?.recover;
+		if (rule?.by !== 'list' && rule?.by !== 'record') return [];
+		return [JSON.stringify({ ...rule, path: fillPath(rule.path, '', p.request.params) })];
+	});
+	const reads = lookup.repeats ? worked(here) : here;
 	if (!lookup.ranBefore || (lookup.repeats && loopEnds(lookup.ctx) !== true)) return [];
 	const since = await new Lookups(lookup).clock.band();
 	const untaken = new Map<string, IDataObject>();
-	for (const p of plans) {
-		const rule = p.endpoint.job?.recover;
-		if (rule?.by !== 'list' && rule?.by !== 'record') continue;
-		const { records } = await foundElsewhere(lookup, rule, p.request, since);
+	for (const read of reads) {
+		const rule = JSON.parse(read) as Read;
+		const { records } = await foundElsewhere(lookup, rule, rule.path, since);
 		for (const r of records) if (!lookup.claimed.has(String(r.id))) untaken.set(String(r.id), r);
 	}
 	return [...untaken.values()];

@@ -191,6 +191,8 @@ export async function recoverStartedJobs(
 		(plan.requestId ? map.get(plan.requestId) : undefined) ?? map.get(`item:${plan.itemIndex}`);
 	const free = (list: IDataObject[] | undefined) =>
 		list?.length && list.every((j) => !claimed.has(String(j.id))) ? list : undefined;
+	const untaken = (list: IDataObject[] | undefined) =>
+		(list ?? []).map((j) => String(j.id)).filter((id) => !claimed.has(id));
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
@@ -208,7 +210,10 @@ export async function recoverStartedJobs(
 				own = bySlot(mine);
 				others = bySlot(lookup.subOfRetried ? otherExecutions(lookup, records) : []);
 				elsewhere = [...bySlot(await otherPositions(lookup, records), true)];
-				unproven = bySlot(await unprovenRuns(lookup, records, mine));
+				// in a loop, such a try's job for this request at another position too (a row added,
+				// removed or moved before the Retry shifted the iterations); by item index only here
+				const maybe = await unprovenRuns(lookup, records, mine, lookup.repeats);
+				unproven = bySlot(maybe.filter(({ p }) => p.request || p.runIndex === lookup.position));
 			}
 			// in a loop, the lost try's job for this request at another position (rows added,
 			// removed or moved before the Retry shift the iterations), the earliest not taken
@@ -221,11 +226,8 @@ export async function recoverStartedJobs(
 			else if (call?.unsure.length)
 				result.unsure.set(plan.itemIndex, otherCallHit(call.unsure.map((j) => String(j.id))));
 			else if (free(call?.jobs)) claim(plan.itemIndex, call!.jobs);
-			else if (free(slotJobs(unproven, plan)))
-				result.unsure.set(
-					plan.itemIndex,
-					unprovenHit(slotJobs(unproven, plan)!.map((j) => String(j.id))),
-				);
+			else if (untaken(slotJobs(unproven, plan)).length)
+				result.unsure.set(plan.itemIndex, unprovenHit(untaken(slotJobs(unproven, plan))));
 			else if (!(await window.records()).complete)
 				result.unsure.set(plan.itemIndex, boundHit('/generations', await lookups.clock.band()));
 			continue;
@@ -238,9 +240,12 @@ export async function recoverStartedJobs(
 		}
 		const { jobs, unsure, replays } = await findByRule(lookups, plan, rule, claimed);
 		if (replays) result.rekey.add(plan.itemIndex);
-		if (jobs && lookup.subOfRetried)
-			result.unsure.set(plan.itemIndex, otherCallHit(jobs.map((j) => String(j.id))));
-		else if (jobs) claim(plan.itemIndex, jobs);
+		// named with every other job for the request no item of this run takes (another call's)
+		if (jobs && lookup.subOfRetried) {
+			const ids = jobs.map((j) => String(j.id));
+			const calls = await callsJobs(lookups, plan, rule, plans);
+			result.unsure.set(plan.itemIndex, otherCallHit([...new Set([...ids, ...calls])]));
+		} else if (jobs) claim(plan.itemIndex, jobs);
 		else if (unsure) result.unsure.set(plan.itemIndex, unsure);
 	}
 	return result;

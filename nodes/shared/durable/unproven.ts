@@ -31,12 +31,13 @@ export async function unprovenRuns(
 	lookup: Lookup,
 	records: IDataObject[],
 	mine: Array<{ record: IDataObject }>,
+	anyPosition = false,
 ): Promise<Array<{ record: IDataObject; p: Provenance }>> {
 	const { ctx } = lookup;
 	if (!withoutIdentity(lookup)) return [];
 	const self = String(ctx.getExecutionId() ?? '');
 	const own = new Set(mine.map((c) => String(c.record.id)));
-	const candidates = positionProvenance(lookup, records).filter(
+	const candidates = positionProvenance(lookup, records, anyPosition).filter(
 		(c) => c.p.executionId !== self && !own.has(String(c.record.id)),
 	);
 	const blind = new Map<string, boolean>();

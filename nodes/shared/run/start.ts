@@ -195,7 +195,7 @@ async function nameOrphans(run: StartingRun): Promise<void> {
 	const { ctx, lookup } = run;
 	if (!lookup || typeof ctx.addExecutionHints !== 'function') return;
 	const plans = run.plans.filter((p) => p.job && !p.endpoint.nodeOperation);
-	const found = await orphansOf(lookup, plans).catch(() => ({
+	const found = await orphansOf(lookup, plans, (reads) => run.memory.worked(reads)).catch(() => ({
 		lost: [] as IDataObject[],
 		maybe: [],
 		sameRecord: [],
