@@ -230,21 +230,28 @@ export async function installCommunityPackage(
 		);
 	}
 	const abs = path.resolve(tarball);
-	const res = await run(
-		'npm',
-		[
-			'install',
-			abs,
-			...npmFlags,
-			'--ignore-scripts',
-			'--audit=false',
-			'--fund=false',
-			'--bin-links=false',
-			'--package-lock=false',
-			'--loglevel=error',
-		],
-		{ cwd: nodesDir, env: cleanEnv(process.env), timeoutMs: 5 * 60_000 },
-	);
+	const args = [
+		'install',
+		abs,
+		...npmFlags,
+		'--ignore-scripts',
+		'--audit=false',
+		'--fund=false',
+		'--bin-links=false',
+		'--package-lock=false',
+		'--loglevel=error',
+		// the peer's metadata from npm's cache (the runtime's install put it there): a registry
+		// request that hangs once stalled a CI run's install for its whole 5 minutes
+		'--prefer-offline',
+	];
+	let res = await run('npm', args, {
+		cwd: nodesDir,
+		env: cleanEnv(process.env),
+		timeoutMs: 120_000,
+	});
+	// killed by the timeout (a registry request hanging): tried again, twice at most
+	for (let again = 0; again < 2 && res.exitCode === null; again++)
+		res = await run('npm', args, { cwd: nodesDir, env: cleanEnv(process.env), timeoutMs: 120_000 });
 	if (res.exitCode !== 0) {
 		throw new Error(
 			`npm install ${abs} failed (exit ${res.exitCode}):\n${res.stdout}\n${res.stderr}`,
