@@ -821,19 +821,20 @@ const uploadLimit = (s: Scenario, first: FirstRun) =>
  */
 function statedLimit(s: Scenario, first: FirstRun, after: string[]): (v: string) => boolean {
 	if (uploadLimit(s, first)) return (v) => /^[13]:/.test(v);
-	// n8n 1.x without progress saving, a Stop, then its Retry killed: the next Retry's data holds
-	// nothing of the stopped try (crash recovery replaced Stop's error), and the kinds found by
-	// their record make the job again (docs/batches.md "Not covered"); Generation → Create refuses
 	const a = s.adversary;
-	if (s.n8nMajor === 1 && !s.progress && a?.stop && a.retryKill && s.kind !== 'generation')
-		return (v) => /^[13]:/.test(v);
 	// n8n 1.x without progress saving, a lost try n8n saved nothing of (its queue worker lost
 	// without its event log, or Stop), a day, then its Retry lost too (killed, or its worker lost
 	// with the log): the next Retry's data shows only that Retry's runs, which bound its lookups a
-	// day after the first try's jobs; nothing n8n saved leads back to them (docs/batches.md)
+	// day after the first try's jobs; nothing n8n saved leads back to them, so it makes them again
+	// or, for kinds found by their record, takes another execution's made since (docs/batches.md)
 	const unsavedFirst = a?.queue === 'crashedNoLog' || !!a?.stop;
 	const retryLost = !!a?.retryKill || a?.retryQueue === 'crashed';
 	if (s.n8nMajor === 1 && !s.progress && s.dayPasses && unsavedFirst && retryLost)
+		return (v) => /^[134]:/.test(v);
+	// n8n 1.x without progress saving, a Stop, then its Retry killed: the next Retry's data holds
+	// nothing of the stopped try (crash recovery replaced Stop's error), and the kinds found by
+	// their record make the job again (docs/batches.md "Not covered"); Generation → Create refuses
+	if (s.n8nMajor === 1 && !s.progress && a?.stop && a.retryKill && s.kind !== 'generation')
 		return (v) => /^[13]:/.test(v);
 	if (s.kind !== 'canvas') return () => false;
 	const read = new Set(asked(s, after));
