@@ -1948,3 +1948,68 @@ test.each<[string, Partial<Scenario>, RegExp]>([
 	},
 	120_000,
 );
+
+/**
+ * The adversary's seed 1208112 (n8n 2.x, progress saving on, Character → Generate in a
+ * sub-workflow called twice with the same row, Execute Once, a Wait before the node, n8n killed
+ * in the second call's Wait, the node renamed before the Retry): both calls derive one key; the
+ * Retry's second call looked for the jobs earlier calls output under the node's new name, found
+ * none, kept the shared key, and MediaGen answered it with the first call's job: both calls output
+ * one job. Earlier calls' runs under a name no node has now count as this node's
+ * (calls.ts jobsOfEarlierCalls).
+ */
+test.each<[string, Partial<Scenario>, RegExp]>([
+	['as found', {}, /crash creates 1, retry creates 1, retry ok/],
+	[
+		'the row not edited',
+		{ change: { kind: 'none' } },
+		/crash creates 1, retry creates 1, retry ok/,
+	],
+	[
+		'rows A, B, Execute Once off',
+		{
+			rows: ['A', 'B'],
+			adversary: {
+				settings: { onError: 'continueRegularOutput', alwaysOutputData: true },
+				wait: 'before',
+				edit: 'rename',
+			},
+		},
+		/crash creates 2, retry creates 2, retry ok/,
+	],
+	['the two calls in a row', { shape: 'subSeq' }, /crash creates 1, retry creates 1, retry ok/],
+	[
+		'the Retry killed at its create, Retry again',
+		{
+			adversary: {
+				settings: { onError: 'continueRegularOutput', alwaysOutputData: true, executeOnce: true },
+				wait: 'before',
+				edit: 'rename',
+				retryKill: { at: 'create', k: 1 },
+			},
+		},
+		/crash creates 1, retry crash creates 1, retry creates 0, retry ok/,
+	],
+])(
+	'Character → Generate in a sub-workflow called twice, killed in the second call, the node renamed before the Retry, %s: each call its own job',
+	async (_name, change, summary) => {
+		await expectUnbroken(
+			{
+				...base,
+				progress: true,
+				kind: 'character',
+				shape: 'subTwice',
+				change: { kind: 'edit', at: 0, row: 'A' },
+				kill: { at: 'wait', run: 2 },
+				adversary: {
+					settings: { onError: 'continueRegularOutput', alwaysOutputData: true, executeOnce: true },
+					wait: 'before',
+					edit: 'rename',
+				},
+				...change,
+			},
+			summary,
+		);
+	},
+	120_000,
+);

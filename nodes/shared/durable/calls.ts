@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { IDataObject, IExecuteFunctions, IRunExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IRunData, IRunExecutionData } from 'n8n-workflow';
 
 import { anchorOf, inWorkflow, isRecoveredRun, parentOf, provenanceIn } from './identity';
 import type { Saved } from './identity';
@@ -249,11 +249,17 @@ export function jobsOutputBefore(ctx: IExecuteFunctions): string[] {
  * iterations' outputs are restored under the old name). No iteration of this run takes them.
  */
 export async function jobsOfRenamedRuns(ctx: IExecuteFunctions): Promise<string[]> {
-	const runData = (await savedExecutionData(ctx))?.resultData?.runData ?? {};
-	return Object.entries(runData)
-		.filter(([name]) => !inWorkflow(ctx, name))
-		.flatMap(([, runs]) => (runs ?? []).flatMap((r) => (r.data?.main ?? []).flatMap(jobIdsOf)));
+	return jobsOutput(
+		(await savedExecutionData(ctx))?.resultData?.runData,
+		(name) => !inWorkflow(ctx, name),
+	);
 }
+
+/** The ids of the jobs output by the saved runs of the nodes `of` picks by name. */
+const jobsOutput = (runData: IRunData | undefined, of: (name: string) => boolean) =>
+	Object.entries(runData ?? {})
+		.filter(([name]) => of(name))
+		.flatMap(([, runs]) => (runs ?? []).flatMap((r) => (r.data?.main ?? []).flatMap(jobIdsOf)));
 
 /** The job ids among output items (their `id`). */
 const jobIdsOf = (items: Array<{ json?: IDataObject } | null | undefined> | null) =>
@@ -264,10 +270,11 @@ const jobIdsOf = (items: Array<{ json?: IDataObject } | null | undefined> | null
  * the sub-executions n8n created for the same parent before this one (ids between the parent's
  * and its own, at most CALLS.maxBetween read), and those of the parent's lost try that n8n's
  * Retry kept (the calls its saved data names: the Retry resumes after them, with Save Execution
- * Progress, and does not call them again). Never this call's own. A keyed kind (no provenance)
- * in a sub-workflow called twice with the same items derives one key in both calls: in the
- * parent's Retry the second call would get the first call's job back under it (spec credit
- * rule 6).
+ * Progress, and does not call them again). Never this call's own. The node's runs under its name
+ * or a name no node of the workflow has (renamed before the Retry: the earlier call ran under the
+ * old one). A keyed kind (no provenance) in a sub-workflow called twice with the same items
+ * derives one key in both calls: in the parent's Retry the second call would get the first
+ * call's job back under it (spec credit rule 6).
  */
 export async function jobsOfEarlierCalls(ctx: IExecuteFunctions): Promise<string[]> {
 	const me = await withParent(ctx, String(ctx.getExecutionId() ?? ''));
@@ -281,10 +288,7 @@ export async function jobsOfEarlierCalls(ctx: IExecuteFunctions): Promise<string
 	}
 	for (const id of namedSubExecutions(me.parent.data))
 		if (id !== me.self.id && !calls.has(id)) calls.set(id, await savedExecutionData(ctx, id));
-	const name = ctx.getNode().name;
-	return [...calls.values()].flatMap((data) =>
-		(data?.resultData?.runData?.[name] ?? []).flatMap((run) =>
-			(run.data?.main ?? []).flatMap(jobIdsOf),
-		),
-	);
+	// its runs under its name, or under an old one (renamed before the Retry: no node has it now)
+	const mine = (name: string) => name === ctx.getNode().name || !inWorkflow(ctx, name);
+	return [...calls.values()].flatMap((data) => jobsOutput(data?.resultData?.runData, mine));
 }
