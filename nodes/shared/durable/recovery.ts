@@ -64,15 +64,18 @@ async function findByRule(
 	let found: { jobs?: IDataObject[]; unsure?: string };
 	let taken = false;
 	if (rule.by === 'generations') {
-		read = await lookups.generations('lostTry').records();
+		const window = lookups.generations('lostTry');
+		read = await window.records();
 		const sameKey = key ? read.records.filter((r) => r.idempotency_key === key) : [];
 		// the key proves whose they are, whatever their time
 		const jobs = groupsOf(sameKey.reverse(), !!rule.batch).find((g) =>
 			g.every((r) => !claimed.has(String(r.id))),
 		);
 		// all taken: an earlier iteration of a loop took the lost try's job for this request (its
-		// row moved before the Retry), or another item of this run did
-		taken = !jobs && sameKey.length > 0;
+		// row moved before the Retry), or another item of this run did; or Stop cancelled the job
+		// under the key (MediaGen answers the key with its first answer, not as cancelled)
+		const cancelled = window.cancelled.some((r) => key && r.idempotency_key === key);
+		taken = !jobs && (sameKey.length > 0 || (cancelled && !plan.ownKey));
 		if (jobs) found = { jobs };
 		else if (!byRecord) found = {};
 		else {
