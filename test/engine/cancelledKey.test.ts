@@ -2,7 +2,7 @@
  * A job Stop cancelled holds its Idempotency-Key: MediaGen answers the key sent again with the
  * job's first answer (spec: credit rule 6; the sandbox replays the answer as given, `queued`),
  * not with the job as it is now. The adversary's seed 1208133 (n8n 1.x, progress saving on,
- * Character → Generate in Loop Over Items, rows A, A (the second added before the Retry), the
+ * Character → Generate in Loop Over Items, rows A, A (a third A added before the Retry), the
  * first try's queue worker lost without its event log, another execution on the character, a
  * day, Stop in the Retry while the second iteration waited for its job, Retry again): the last
  * Retry's second iteration found nothing by its record (the cancelled job is no result), sent
