@@ -2013,3 +2013,80 @@ test.each<[string, Partial<Scenario>, RegExp]>([
 	},
 	120_000,
 );
+
+/**
+ * n8n 1.x, Save Execution Progress on, Character → Generate, another execution on the same
+ * character (adversary seed 1208153, shrunk): Stop at the create, the Retry refused (two jobs for
+ * the request, the lost try's and the other's), the user's Retry of that Retry made the item
+ * again: charged twice, the lost try's job named nowhere. The second Retry kept the first one's
+ * token (n8n 1.x saved nothing to derive it: `blind`) and took it as durable, so the item's key
+ * was trusted to replay the lost try's job and no lookup ran; but the lost try sent under a
+ * token of its own. Now a blind token's keys prove nothing (recovery.ts keyReplays): the lookup
+ * runs and refuses again.
+ */
+const refusedThenRetried: Scenario = {
+	...base,
+	n8nMajor: 1,
+	progress: true,
+	kind: 'character',
+	shape: 'plain',
+	rows: ['A'],
+	other: true,
+	kill: { at: 'none' },
+	adversary: stoppedTwice,
+};
+test.each<[string, Partial<Scenario>, RegExp]>([
+	['as found', {}, /retry ended error, creates 0, retry creates 0, retry refused/],
+	[
+		'rows A, B, Execute Once off',
+		{ rows: ['A', 'B'], adversary: { ...stoppedTwice, settings: {} } },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	[
+		'rows A, A, Execute Once off',
+		{ rows: ['A', 'A'], adversary: { ...stoppedTwice, settings: {} } },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	[
+		"n8n's clock a minute ahead",
+		{ clockOffsetMs: 60_000 },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	[
+		'Stop while the node waits',
+		{ adversary: { ...stoppedTwice, settings: { executeOnce: true }, stop: { at: 'waiting' } } },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	[
+		'n8n killed at the create instead of Stop',
+		{
+			kill: { at: 'create', k: 1 },
+			adversary: { settings: { executeOnce: true }, retryStop: { at: 'create', k: 1 } },
+		},
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	[
+		'Retry On Fail',
+		{
+			adversary: {
+				...stoppedTwice,
+				settings: { executeOnce: true, retryOnFail: { maxTries: 3, waitBetweenTries: 10 } },
+			},
+		},
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	// guards: what passed before too
+	[
+		'Save Execution Progress off',
+		{ progress: false },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	['Edit → Dub', { kind: 'dub' }, /retry ended error, creates 0, retry creates 0, retry refused/],
+	['no other execution', { other: false }, /retry ended success, creates 0, retry ok/],
+])(
+	'n8n 1.x, progress saving on, Character → Generate, another execution on the character, Stop at the create, its Retry refused, Retry again, %s: nothing made twice',
+	async (_name, change, summary) => {
+		await expectUnbroken({ ...refusedThenRetried, ...change }, summary);
+	},
+	120_000,
+);

@@ -154,11 +154,14 @@ export interface Started extends Found {
  * Whether the item's key alone gives it the lost try's job (MediaGen replays a key within a day:
  * spec, credit rule 6), so no lookup by record runs. Not in Loop Over Items under n8n's Retry: a
  * row moved to another iteration (rows added, removed or swapped before the Retry) derives
- * another key, and its lost try's job is looked up there by its record too.
+ * another key, and its lost try's job is looked up there by its record too. Nor with a token an
+ * earlier Retry kept that n8n saved nothing to derive (`blind`, n8n 1.x): the lost try before that
+ * Retry sent under a token of its own, so this run's keys replay only what that Retry sent.
  */
 function keyReplays(lookups: Lookups, plan: RecoverablePlan): boolean {
 	const { lookup } = lookups;
-	const keyed = plan.endpoint.idempotent && lookup.identity.durable && plan.request.idempotencyKey;
+	const { durable, blind } = lookup.identity;
+	const keyed = plan.endpoint.idempotent && durable && !blind && plan.request.idempotencyKey;
 	return (
 		!!keyed && lookups.keysReplay() && !lookup.findKeyed && !(lookup.repeats && lookup.retrying)
 	);
