@@ -2083,6 +2083,17 @@ test.each<[string, Partial<Scenario>, RegExp]>([
 	],
 	['Edit → Dub', { kind: 'dub' }, /retry ended error, creates 0, retry creates 0, retry refused/],
 	['no other execution', { other: false }, /retry ended success, creates 0, retry ok/],
+	[
+		'two MediaGen nodes, the nodes array reversed',
+		{ shape: 'two', reversed: true },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
+	['in Loop Over Items', { shape: 'loop' }, /retry ended success, creates 0, retry ok/],
+	[
+		'in a sub-workflow called twice',
+		{ shape: 'subTwice' },
+		/retry ended error, creates 0, retry creates 0, retry refused/,
+	],
 ])(
 	'n8n 1.x, progress saving on, Character → Generate, another execution on the character, Stop at the create, its Retry refused, Retry again, %s: nothing made twice',
 	async (_name, change, summary) => {
