@@ -2101,3 +2101,64 @@ test.each<[string, Partial<Scenario>, RegExp]>([
 	},
 	120_000,
 );
+
+/**
+ * Seed 1208161 of the adversary (shrunk): n8n 1.x, nothing of the lost try saved, Generation →
+ * Create in Loop Over Items, rows A, B, n8n killed after both creates, row B removed and the node
+ * renamed before the Retry. The Retry ran one iteration and took A's job; B's (made at the second
+ * iteration, which the Retry no longer runs) reached no item and was named nowhere: the lost
+ * execution's saved runs were compared over the nodes before the node's old name, which the
+ * workflow no longer holds, so nothing told it was this run's lost try.
+ */
+const renamedInLoop: Scenario = {
+	n8nMajor: 1,
+	progress: false,
+	kind: 'generation',
+	shape: 'loop',
+	reversed: false,
+	rows: ['A', 'B'],
+	change: { kind: 'remove', at: 1 },
+	clockOffsetMs: 0,
+	dayPasses: false,
+	other: false,
+	kill: { at: 'after' },
+	adversary: { settings: { executeOnce: true }, edit: 'rename' },
+};
+test.each<[string, Partial<Scenario>, RegExp]>([
+	['as found', {}, /crash creates 2, retry creates 0, retry ok/],
+	[
+		'Execute Once off',
+		{ adversary: { settings: {}, edit: 'rename' } },
+		/crash creates 2, retry creates 0, retry ok/,
+	],
+	['another execution', { other: true }, /crash creates 2, retry creates 0, retry ok/],
+	['a day before the Retry', { dayPasses: true }, /crash creates 2, retry creates 0, retry ok/],
+	[
+		'killed at the second create',
+		{ kill: { at: 'create', k: 2 } },
+		/crash creates 2, retry creates 0, retry ok/,
+	],
+	[
+		'the Retry killed, Retry again',
+		{
+			adversary: {
+				settings: { executeOnce: true },
+				edit: 'rename',
+				retryKill: { at: 'create', k: 1 },
+			},
+		},
+		/crash creates 2, retry crash creates 0 \(ended success\), retry ok/,
+	],
+	// guards: what passed before too
+	['not renamed', { adversary: { settings: { executeOnce: true } } }, /retry creates 0, retry ok/],
+	['progress saving on', { progress: true }, /crash creates 2, retry creates 0, retry ok/],
+	['n8n 2.x', { n8nMajor: 2 }, /crash creates 2, retry creates 0, retry ok/],
+	['Character → Generate', { kind: 'character' }, /crash creates 2, retry creates 0, retry ok/],
+	['Edit → Dub', { kind: 'dub' }, /crash creates 2, retry creates 0, retry ok/],
+])(
+	'n8n 1.x, nothing saved, Loop Over Items, rows A, B, killed after both creates, row B removed and the node renamed before the Retry, %s: every job reaches an item or is named',
+	async (_name, change, summary) => {
+		await expectUnbroken({ ...renamedInLoop, ...change }, summary);
+	},
+	120_000,
+);

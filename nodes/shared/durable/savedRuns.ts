@@ -63,13 +63,32 @@ export function sameFirstRuns(
 	return theirs !== undefined && theirs === fingerprintOf(now, nodeName, ran);
 }
 
-/** sameFirstRuns of this execution's saved data, by the nodes before `nodeName` (nodesBefore). */
+/**
+ * sameFirstRuns of this execution's saved data, by the nodes before this one (beforeThisNode;
+ * `nodeName`: the name the lost try saved this node under).
+ */
 export async function sameRunsBefore(
 	ctx: IExecuteFunctions,
 	lost: IRunExecutionData | undefined,
 	nodeName: string,
 ): Promise<boolean> {
-	return sameFirstRuns(await savedExecutionData(ctx), lost, nodeName, nodesBefore(ctx, nodeName));
+	return sameFirstRuns(
+		await savedExecutionData(ctx),
+		lost,
+		nodeName,
+		beforeThisNode(ctx, nodeName),
+	);
+}
+
+/**
+ * nodesBefore this node, found in the workflow by its name now, less `savedName`: the name an
+ * earlier try saved its runs and provenance under (the node renamed before n8n's Retry: the
+ * workflow no longer holds that name, or another node holds it now).
+ */
+export function beforeThisNode(ctx: IExecuteFunctions, savedName: string): Set<string> | undefined {
+	const before = nodesBefore(ctx, ctx.getNode().name);
+	before?.delete(savedName);
+	return before;
 }
 
 /**

@@ -11,7 +11,7 @@
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 import type { Provenance } from './identity';
-import { fingerprintOf, nodesBefore, savedExecutionData } from './savedRuns';
+import { beforeThisNode, fingerprintOf, savedExecutionData } from './savedRuns';
 import type { Lookup } from './lookups';
 import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
 
@@ -47,7 +47,7 @@ export async function unprovenRuns(
 	)) {
 		const data: IRunExecutionData | undefined = await savedExecutionData(ctx, id);
 		const name = candidates.find((c) => c.p.executionId === id)?.p.node ?? ctx.getNode().name;
-		blind.set(id, !!data && fingerprintOf(data, name, nodesBefore(ctx, name)) === undefined);
+		blind.set(id, !!data && fingerprintOf(data, name, beforeThisNode(ctx, name)) === undefined);
 	}
 	return candidates.filter((c) => blind.get(c.p.executionId));
 }
