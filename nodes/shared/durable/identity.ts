@@ -34,6 +34,13 @@ export interface RunIdentity {
 	blind?: boolean;
 }
 
+/**
+ * Whether this run's token proves what its lost try sent: n8n saved what it derives from, and it
+ * is not a token an earlier Retry kept without that (`blind`): the keys it derives replay the lost
+ * try's, and its provenance records name the lost try's jobs.
+ */
+export const tokenProvesLostTry = ({ durable, blind }: RunIdentity): boolean => durable && !blind;
+
 /** The reserved key of a job's `context` that holds where in n8n it was started. */
 export const PROVENANCE_KEY = 'n8n';
 

@@ -12,7 +12,7 @@ import { mediaGenRequest } from '../transport/request';
 import { sameCallJobs } from './calls';
 import { unprovenHit, unprovenRuns } from './unproven';
 import type { Provenance } from './identity';
-import { provenanceIn } from './identity';
+import { provenanceIn, tokenProvesLostTry } from './identity';
 import { otherExecutions, otherPositions } from './orphans';
 import type { Found, Lookup, RecoverablePlan } from './lookups';
 import {
@@ -74,7 +74,7 @@ async function findByRule(
 		// all taken: an earlier iteration of a loop took the lost try's job for this request (its
 		// row moved before the Retry), or another item of this run did; or Stop cancelled the job
 		// under the key (MediaGen answers the key with its first answer, not as cancelled)
-		const cancelled = window.cancelled.some((r) => key && r.idempotency_key === key);
+		const cancelled = cancelledUnder(window, key);
 		taken = !jobs && (sameKey.length > 0 || (cancelled && !plan.ownKey));
 		if (jobs) found = { jobs };
 		else if (!byRecord) found = {};
@@ -160,8 +160,8 @@ export interface Started extends Found {
  */
 function keyReplays(lookups: Lookups, plan: RecoverablePlan): boolean {
 	const { lookup } = lookups;
-	const { durable, blind } = lookup.identity;
-	const keyed = plan.endpoint.idempotent && durable && !blind && plan.request.idempotencyKey;
+	const keyed =
+		plan.endpoint.idempotent && tokenProvesLostTry(lookup.identity) && plan.request.idempotencyKey;
 	return (
 		!!keyed && lookups.keysReplay() && !lookup.findKeyed && !(lookup.repeats && lookup.retrying)
 	);
@@ -294,7 +294,7 @@ export async function jobOfReusedKey(
 	// changed, or whose node was renamed, before the Retry), or one cancelled by Stop
 	const free = (r: IDataObject) => !!plan.ownKey || !lookup.claimed.has(String(r.id));
 	const sameKey = underKey.filter(free);
-	const cancelled = window.cancelled.some((r) => key && r.idempotency_key === key);
+	const cancelled = cancelledUnder(window, key);
 	if (!plan.ownKey && (underKey.length || cancelled) && !sameKey.length) return { taken: true };
 	const mine = (await ownProvenance(lookup, records)).filter(
 		({ record, p }) =>
@@ -415,3 +415,7 @@ export async function claimEvidence(lookup: Lookup, plan: RecoverablePlan): Prom
 	const newest = [...entries].reverse().find((e) => !lookup.claimed.has(String(e.id)));
 	if (newest) lookup.claimed.add(String(newest.id));
 }
+
+/** Whether Stop cancelled a job under `key` in the window (MediaGen answers the key with it). */
+const cancelledUnder = (window: { cancelled: IDataObject[] }, key: string | undefined) =>
+	!!key && window.cancelled.some((r) => r.idempotency_key === key);

@@ -11,6 +11,7 @@
 import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 
 import type { Provenance } from './identity';
+import { tokenProvesLostTry } from './identity';
 import { beforeThisNode, fingerprintOf, savedExecutionData } from './savedRuns';
 import type { Lookup } from './lookups';
 import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
@@ -25,7 +26,7 @@ import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
  */
 /** n8n's Retry of a run without a saved identity (n8n 1.x), where such records may be its own. */
 const withoutIdentity = ({ retrying, subOfRetried, identity }: Lookup) =>
-	retrying && !subOfRetried && (!identity.durable || !!identity.blind);
+	retrying && !subOfRetried && !tokenProvesLostTry(identity);
 
 export async function unprovenRuns(
 	lookup: Lookup,
