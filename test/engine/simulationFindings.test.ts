@@ -1174,7 +1174,11 @@ test.each([2, 1] as const)(
  * holds two jobs under it (the first's key expired: the stopped Retry's create made a new one).
  * The last Retry's create was answered 409 and jobOfReusedKey took every job under the key: the
  * first iteration's too (three items for two rows). A job under the key that this run took or
- * output is never this item's now (nodes/shared/durable/recovery.ts jobOfReusedKey).
+ * output is never this item's now (nodes/shared/durable/recovery.ts jobOfReusedKey). On n8n 1.x
+ * with a day passed, once the lost execution's saved runs were compared under the node's name now
+ * (seed 1208161, below), its first iteration's job (output under the old name) shared the slot of
+ * the last Retry's second iteration with the stopped Retry's job: the slot was taken whole or not
+ * at all, and the item was made again; now the job no item took is taken (recoverStartedJobs).
  */
 test.each([
 	[2, true],

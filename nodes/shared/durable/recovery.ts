@@ -199,6 +199,11 @@ export async function recoverStartedJobs(
 		list?.length && list.every((j) => !claimed.has(String(j.id))) ? list : undefined;
 	const untaken = (list: IDataObject[] | undefined) =>
 		(list ?? []).map((j) => String(j.id)).filter((id) => !claimed.has(id));
+	// a slot's jobs no item took: another try's job for the same request may share the slot and
+	// be taken (a node renamed before the Retry counts its runs from 0 again, so an earlier
+	// iteration's job, output under the old name, is at this position too)
+	const unclaimed = (list: IDataObject[] | undefined) =>
+		free(list?.filter((j) => !claimed.has(String(j.id))));
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
@@ -225,7 +230,7 @@ export async function recoverStartedJobs(
 			// removed or moved before the Retry shift the iterations), the earliest not taken
 			const moved = () =>
 				elsewhere.find(([slot, list]) => slot.endsWith(`|${plan.requestId}`) && free(list))?.[1];
-			const jobs = free(slotJobs(own, plan)) ?? (plan.requestId ? moved() : undefined);
+			const jobs = unclaimed(slotJobs(own, plan)) ?? (plan.requestId ? moved() : undefined);
 			// a sub-execution of a retried parent: the jobs its call made in the parent's lost try
 			const call = jobs ? undefined : await sameCallJobs(lookup.ctx, slotJobs(others, plan));
 			if (jobs) claim(plan.itemIndex, jobs);
