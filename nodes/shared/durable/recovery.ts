@@ -193,17 +193,9 @@ export async function recoverStartedJobs(
 	let others: Map<string, IDataObject[]> | undefined;
 	let unproven = new Map<string, IDataObject[]>();
 	let elsewhere: Array<[string, IDataObject[]]> = [];
-	const slotJobs = (map: Map<string, IDataObject[]>, plan: RecoverablePlan) =>
-		(plan.requestId ? map.get(plan.requestId) : undefined) ?? map.get(`item:${plan.itemIndex}`);
 	const free = (list: IDataObject[] | undefined) =>
-		list?.length && list.every((j) => !claimed.has(String(j.id))) ? list : undefined;
-	const untaken = (list: IDataObject[] | undefined) =>
-		(list ?? []).map((j) => String(j.id)).filter((id) => !claimed.has(id));
-	// a slot's jobs no item took: another try's job for the same request may share the slot and
-	// be taken (a node renamed before the Retry counts its runs from 0 again, so an earlier
-	// iteration's job, output under the old name, is at this position too)
-	const unclaimed = (list: IDataObject[] | undefined) =>
-		free(list?.filter((j) => !claimed.has(String(j.id))));
+		list?.length && notClaimed(claimed, list).length === list.length ? list : undefined;
+	const untaken = (list?: IDataObject[]) => notClaimed(claimed, list).map((j) => String(j.id));
 	for (const plan of plans) {
 		const rule = plan.endpoint.job?.recover;
 		if (!rule) continue;
@@ -230,7 +222,10 @@ export async function recoverStartedJobs(
 			// removed or moved before the Retry shift the iterations), the earliest not taken
 			const moved = () =>
 				elsewhere.find(([slot, list]) => slot.endsWith(`|${plan.requestId}`) && free(list))?.[1];
-			const jobs = unclaimed(slotJobs(own, plan)) ?? (plan.requestId ? moved() : undefined);
+			// the slot's jobs no item took: a node renamed before the Retry counts its runs from 0
+			// again, so an earlier iteration's job (output under the old name) may share the slot
+			const jobs =
+				free(notClaimed(claimed, slotJobs(own, plan))) ?? (plan.requestId ? moved() : undefined);
 			// a sub-execution of a retried parent: the jobs its call made in the parent's lost try
 			const call = jobs ? undefined : await sameCallJobs(lookup.ctx, slotJobs(others, plan));
 			if (jobs) claim(plan.itemIndex, jobs);
@@ -261,6 +256,14 @@ export async function recoverStartedJobs(
 	}
 	return result;
 }
+
+/** A slot's jobs: those for the plan's request, else for its item index. */
+const slotJobs = (map: Map<string, IDataObject[]>, plan: RecoverablePlan) =>
+	(plan.requestId ? map.get(plan.requestId) : undefined) ?? map.get(`item:${plan.itemIndex}`);
+
+/** The jobs of `list` that no item of the run took. */
+const notClaimed = (claimed: Set<string>, list: IDataObject[] | undefined) =>
+	(list ?? []).filter((j) => !claimed.has(String(j.id)));
 
 /**
  * Provenance records by the item slot they belong to (slotOfRecord), oldest first; with
