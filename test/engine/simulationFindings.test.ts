@@ -2166,3 +2166,76 @@ test.each<[string, Partial<Scenario>, RegExp]>([
 	},
 	120_000,
 );
+
+/**
+ * Seed 1208193 of the adversary: n8n 1.x, nothing of the lost try saved (a queue-mode worker lost
+ * without its event log), Generation → Create in Loop Over Items, rows B, B, A, n8n's clock 3 s
+ * ahead, a day, the last row removed before the Retry. The Retry's two iterations refused their B
+ * items (two such jobs for the request, the node could not tell whose) and A's job, made at the
+ * third iteration, which the Retry no longer runs, reached no item and was named nowhere: the
+ * jobs of executions that saved nothing were named only at the iteration's own position. At the
+ * last iteration every position's that no iteration took is named now (unproven.ts
+ * unprovenOrphans).
+ */
+const unsavedInLoop: Scenario = {
+	n8nMajor: 1,
+	progress: false,
+	kind: 'generation',
+	shape: 'loop',
+	reversed: false,
+	rows: ['B', 'B', 'A'],
+	change: { kind: 'remove', at: 2 },
+	clockOffsetMs: 3000,
+	dayPasses: true,
+	other: false,
+	kill: { at: 'create', k: 3 },
+	adversary: {
+		settings: {
+			onError: 'continueRegularOutput',
+			retryOnFail: { maxTries: 4, waitBetweenTries: 10 },
+			alwaysOutputData: true,
+			executeOnce: true,
+		},
+		queue: 'crashedNoLog',
+		retryStop: { at: 'create', k: 1 },
+	},
+};
+test.each<[string, Partial<Scenario>, RegExp]>([
+	['as found', {}, /crash creates 3, retry ended success, creates 0, retry ok/],
+	[
+		'no day, the clocks agreeing',
+		{ dayPasses: false, clockOffsetMs: 0 },
+		/crash creates 3, retry ended success, creates 0, retry ok/,
+	],
+	[
+		'rows B, A, A removed',
+		{ rows: ['B', 'A'], change: { kind: 'remove', at: 1 }, kill: { at: 'create', k: 2 } },
+		/crash creates 2, retry ended success, creates 0, retry ok/,
+	],
+	[
+		'rows A, B, C, C removed',
+		{ rows: ['A', 'B', 'C'] },
+		/crash creates 3, retry ended success, creates 0, retry ok/,
+	],
+	['killed after the loop', { kill: { at: 'after' } }, /crash creates 3, retry ended success/],
+	// guards: what passed before too
+	[
+		'the first row removed',
+		{ change: { kind: 'remove', at: 0 } },
+		/crash creates 3, retry ended success, creates 0, retry ok/,
+	],
+	['n8n 2.x', { n8nMajor: 2 }, /crash creates 3, retry ended success, creates 0, retry ok/],
+	['progress saving on', { progress: true }, /crash creates 3, retry ended success/],
+	['Edit → Dub', { kind: 'dub' }, /crash creates 3, retry ended success, creates 0, retry ok/],
+	[
+		'Character → Generate',
+		{ kind: 'character' },
+		/crash creates 3, retry ended success, creates 0, retry ok/,
+	],
+])(
+	'n8n 1.x, a worker lost without its log, Loop Over Items, a row removed before the Retry, %s: every job reaches an item or is named',
+	async (_name, change, summary) => {
+		await expectUnbroken({ ...unsavedInLoop, ...change }, summary);
+	},
+	120_000,
+);

@@ -14,6 +14,7 @@ import type { Provenance } from './identity';
 import { tokenProvesLostTry } from './identity';
 import { beforeThisNode, fingerprintOf, savedExecutionData } from './savedRuns';
 import type { Lookup } from './lookups';
+import { loopEnds } from './loops';
 import { ownProvenance, positionProvenance, RECOVERY } from './lookups';
 
 /**
@@ -55,7 +56,9 @@ export async function unprovenRuns(
 
 /**
  * Such records for requests no item of this run asks for now (the input or the node changed
- * before the Retry): they may be the lost try's, charged and in no output: named, not taken.
+ * before the Retry): they may be the lost try's, charged and in no output: named, not taken. At
+ * the last iteration of Loop Over Items, also every position's that no iteration took: a row
+ * removed before the Retry leaves the lost try's job at a position the Retry never runs.
  */
 export async function unprovenOrphans(
 	lookup: Lookup,
@@ -63,12 +66,15 @@ export async function unprovenOrphans(
 	asked: Set<string | undefined>,
 ): Promise<IDataObject[]> {
 	if (!withoutIdentity(lookup)) return [];
-	const mine = await ownProvenance(lookup, records);
-	const maybe = await unprovenRuns(lookup, records, mine);
+	const last = !!lookup.repeats && loopEnds(lookup.ctx) === true;
+	const mine = await ownProvenance(lookup, records, last);
+	const maybe = await unprovenRuns(lookup, records, mine, last);
 	return maybe
 		.filter(
 			({ p, record }) =>
-				p.request && !asked.has(p.request) && !lookup.claimed.has(String(record.id)),
+				p.request &&
+				(!asked.has(p.request) || p.runIndex !== lookup.position) &&
+				!lookup.claimed.has(String(record.id)),
 		)
 		.map(({ record }) => record);
 }
