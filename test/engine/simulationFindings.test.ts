@@ -67,6 +67,21 @@ async function expectUnbroken(s: Scenario, summary: RegExp): Promise<void> {
 	expect(result.summary).toMatch(summary);
 }
 
+/** One case per change of `from`: no invariant broken, and its summary matches. */
+function eachChange(
+	title: string,
+	from: Scenario,
+	changes: Array<[string, Partial<Scenario>, RegExp]>,
+): void {
+	test.each(changes)(
+		title,
+		async (_name, change, summary) => {
+			await expectUnbroken({ ...from, ...change }, summary);
+		},
+		120_000,
+	);
+}
+
 /** Execute Once, Stop in the run at its first create, and Stop in its Retry at the first create. */
 const stoppedTwice: Scenario['adversary'] = {
 	settings: { executeOnce: true },
@@ -2039,71 +2054,69 @@ const refusedThenRetried: Scenario = {
 	kill: { at: 'none' },
 	adversary: stoppedTwice,
 };
-test.each<[string, Partial<Scenario>, RegExp]>([
-	['as found', {}, /retry ended error, creates 0, retry creates 0, retry refused/],
-	[
-		'rows A, B, Execute Once off',
-		{ rows: ['A', 'B'], adversary: { ...stoppedTwice, settings: {} } },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	[
-		'rows A, A, Execute Once off',
-		{ rows: ['A', 'A'], adversary: { ...stoppedTwice, settings: {} } },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	[
-		"n8n's clock a minute ahead",
-		{ clockOffsetMs: 60_000 },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	[
-		'Stop while the node waits',
-		{ adversary: { ...stoppedTwice, settings: { executeOnce: true }, stop: { at: 'waiting' } } },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	[
-		'n8n killed at the create instead of Stop',
-		{
-			kill: { at: 'create', k: 1 },
-			adversary: { settings: { executeOnce: true }, retryStop: { at: 'create', k: 1 } },
-		},
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	[
-		'Retry On Fail',
-		{
-			adversary: {
-				...stoppedTwice,
-				settings: { executeOnce: true, retryOnFail: { maxTries: 3, waitBetweenTries: 10 } },
-			},
-		},
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	// guards: what passed before too
-	[
-		'Save Execution Progress off',
-		{ progress: false },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	['Edit → Dub', { kind: 'dub' }, /retry ended error, creates 0, retry creates 0, retry refused/],
-	['no other execution', { other: false }, /retry ended success, creates 0, retry ok/],
-	[
-		'two MediaGen nodes, the nodes array reversed',
-		{ shape: 'two', reversed: true },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-	['in Loop Over Items', { shape: 'loop' }, /retry ended success, creates 0, retry ok/],
-	[
-		'in a sub-workflow called twice',
-		{ shape: 'subTwice' },
-		/retry ended error, creates 0, retry creates 0, retry refused/,
-	],
-])(
+eachChange(
 	'n8n 1.x, progress saving on, Character → Generate, another execution on the character, Stop at the create, its Retry refused, Retry again, %s: nothing made twice',
-	async (_name, change, summary) => {
-		await expectUnbroken({ ...refusedThenRetried, ...change }, summary);
-	},
-	120_000,
+	refusedThenRetried,
+	[
+		['as found', {}, /retry ended error, creates 0, retry creates 0, retry refused/],
+		[
+			'rows A, B, Execute Once off',
+			{ rows: ['A', 'B'], adversary: { ...stoppedTwice, settings: {} } },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		[
+			'rows A, A, Execute Once off',
+			{ rows: ['A', 'A'], adversary: { ...stoppedTwice, settings: {} } },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		[
+			"n8n's clock a minute ahead",
+			{ clockOffsetMs: 60_000 },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		[
+			'Stop while the node waits',
+			{ adversary: { ...stoppedTwice, settings: { executeOnce: true }, stop: { at: 'waiting' } } },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		[
+			'n8n killed at the create instead of Stop',
+			{
+				kill: { at: 'create', k: 1 },
+				adversary: { settings: { executeOnce: true }, retryStop: { at: 'create', k: 1 } },
+			},
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		[
+			'Retry On Fail',
+			{
+				adversary: {
+					...stoppedTwice,
+					settings: { executeOnce: true, retryOnFail: { maxTries: 3, waitBetweenTries: 10 } },
+				},
+			},
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		// guards: what passed before too
+		[
+			'Save Execution Progress off',
+			{ progress: false },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		['Edit → Dub', { kind: 'dub' }, /retry ended error, creates 0, retry creates 0, retry refused/],
+		['no other execution', { other: false }, /retry ended success, creates 0, retry ok/],
+		[
+			'two MediaGen nodes, the nodes array reversed',
+			{ shape: 'two', reversed: true },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		['in Loop Over Items', { shape: 'loop' }, /retry ended success, creates 0, retry ok/],
+		[
+			'in a sub-workflow called twice',
+			{ shape: 'subTwice' },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+	],
 );
 
 /**
@@ -2128,43 +2141,45 @@ const renamedInLoop: Scenario = {
 	kill: { at: 'after' },
 	adversary: { settings: { executeOnce: true }, edit: 'rename' },
 };
-test.each<[string, Partial<Scenario>, RegExp]>([
-	['as found', {}, /crash creates 2, retry creates 0, retry ok/],
-	[
-		'Execute Once off',
-		{ adversary: { settings: {}, edit: 'rename' } },
-		/crash creates 2, retry creates 0, retry ok/,
-	],
-	['another execution', { other: true }, /crash creates 2, retry creates 0, retry ok/],
-	['a day before the Retry', { dayPasses: true }, /crash creates 2, retry creates 0, retry ok/],
-	[
-		'killed at the second create',
-		{ kill: { at: 'create', k: 2 } },
-		/crash creates 2, retry creates 0, retry ok/,
-	],
-	[
-		'the Retry killed, Retry again',
-		{
-			adversary: {
-				settings: { executeOnce: true },
-				edit: 'rename',
-				retryKill: { at: 'create', k: 1 },
-			},
-		},
-		/crash creates 2, retry crash creates 0 \(ended success\), retry ok/,
-	],
-	// guards: what passed before too
-	['not renamed', { adversary: { settings: { executeOnce: true } } }, /retry creates 0, retry ok/],
-	['progress saving on', { progress: true }, /crash creates 2, retry creates 0, retry ok/],
-	['n8n 2.x', { n8nMajor: 2 }, /crash creates 2, retry creates 0, retry ok/],
-	['Character → Generate', { kind: 'character' }, /crash creates 2, retry creates 0, retry ok/],
-	['Edit → Dub', { kind: 'dub' }, /crash creates 2, retry creates 0, retry ok/],
-])(
+eachChange(
 	'n8n 1.x, nothing saved, Loop Over Items, rows A, B, killed after both creates, row B removed and the node renamed before the Retry, %s: every job reaches an item or is named',
-	async (_name, change, summary) => {
-		await expectUnbroken({ ...renamedInLoop, ...change }, summary);
-	},
-	120_000,
+	renamedInLoop,
+	[
+		['as found', {}, /crash creates 2, retry creates 0, retry ok/],
+		[
+			'Execute Once off',
+			{ adversary: { settings: {}, edit: 'rename' } },
+			/crash creates 2, retry creates 0, retry ok/,
+		],
+		['another execution', { other: true }, /crash creates 2, retry creates 0, retry ok/],
+		['a day before the Retry', { dayPasses: true }, /crash creates 2, retry creates 0, retry ok/],
+		[
+			'killed at the second create',
+			{ kill: { at: 'create', k: 2 } },
+			/crash creates 2, retry creates 0, retry ok/,
+		],
+		[
+			'the Retry killed, Retry again',
+			{
+				adversary: {
+					settings: { executeOnce: true },
+					edit: 'rename',
+					retryKill: { at: 'create', k: 1 },
+				},
+			},
+			/crash creates 2, retry crash creates 0 \(ended success\), retry ok/,
+		],
+		// guards: what passed before too
+		[
+			'not renamed',
+			{ adversary: { settings: { executeOnce: true } } },
+			/retry creates 0, retry ok/,
+		],
+		['progress saving on', { progress: true }, /crash creates 2, retry creates 0, retry ok/],
+		['n8n 2.x', { n8nMajor: 2 }, /crash creates 2, retry creates 0, retry ok/],
+		['Character → Generate', { kind: 'character' }, /crash creates 2, retry creates 0, retry ok/],
+		['Edit → Dub', { kind: 'dub' }, /crash creates 2, retry creates 0, retry ok/],
+	],
 );
 
 /**
@@ -2200,42 +2215,40 @@ const unsavedInLoop: Scenario = {
 		retryStop: { at: 'create', k: 1 },
 	},
 };
-test.each<[string, Partial<Scenario>, RegExp]>([
-	['as found', {}, /crash creates 3, retry ended success, creates 0, retry ok/],
-	[
-		'no day, the clocks agreeing',
-		{ dayPasses: false, clockOffsetMs: 0 },
-		/crash creates 3, retry ended success, creates 0, retry ok/,
-	],
-	[
-		'rows B, A, A removed',
-		{ rows: ['B', 'A'], change: { kind: 'remove', at: 1 }, kill: { at: 'create', k: 2 } },
-		/crash creates 2, retry ended success, creates 0, retry ok/,
-	],
-	[
-		'rows A, B, C, C removed',
-		{ rows: ['A', 'B', 'C'] },
-		/crash creates 3, retry ended success, creates 0, retry ok/,
-	],
-	['killed after the loop', { kill: { at: 'after' } }, /crash creates 3, retry ended success/],
-	// guards: what passed before too
-	[
-		'the first row removed',
-		{ change: { kind: 'remove', at: 0 } },
-		/crash creates 3, retry ended success, creates 0, retry ok/,
-	],
-	['n8n 2.x', { n8nMajor: 2 }, /crash creates 3, retry ended success, creates 0, retry ok/],
-	['progress saving on', { progress: true }, /crash creates 3, retry ended success/],
-	['Edit → Dub', { kind: 'dub' }, /crash creates 3, retry ended success, creates 0, retry ok/],
-	[
-		'Character → Generate',
-		{ kind: 'character' },
-		/crash creates 3, retry ended success, creates 0, retry ok/,
-	],
-])(
+eachChange(
 	'n8n 1.x, a worker lost without its log, Loop Over Items, a row removed before the Retry, %s: every job reaches an item or is named',
-	async (_name, change, summary) => {
-		await expectUnbroken({ ...unsavedInLoop, ...change }, summary);
-	},
-	120_000,
+	unsavedInLoop,
+	[
+		['as found', {}, /crash creates 3, retry ended success, creates 0, retry ok/],
+		[
+			'no day, the clocks agreeing',
+			{ dayPasses: false, clockOffsetMs: 0 },
+			/crash creates 3, retry ended success, creates 0, retry ok/,
+		],
+		[
+			'rows B, A, A removed',
+			{ rows: ['B', 'A'], change: { kind: 'remove', at: 1 }, kill: { at: 'create', k: 2 } },
+			/crash creates 2, retry ended success, creates 0, retry ok/,
+		],
+		[
+			'rows A, B, C, C removed',
+			{ rows: ['A', 'B', 'C'] },
+			/crash creates 3, retry ended success, creates 0, retry ok/,
+		],
+		['killed after the loop', { kill: { at: 'after' } }, /crash creates 3, retry ended success/],
+		// guards: what passed before too
+		[
+			'the first row removed',
+			{ change: { kind: 'remove', at: 0 } },
+			/crash creates 3, retry ended success, creates 0, retry ok/,
+		],
+		['n8n 2.x', { n8nMajor: 2 }, /crash creates 3, retry ended success, creates 0, retry ok/],
+		['progress saving on', { progress: true }, /crash creates 3, retry ended success/],
+		['Edit → Dub', { kind: 'dub' }, /crash creates 3, retry ended success, creates 0, retry ok/],
+		[
+			'Character → Generate',
+			{ kind: 'character' },
+			/crash creates 3, retry ended success, creates 0, retry ok/,
+		],
+	],
 );
