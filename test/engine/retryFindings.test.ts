@@ -8,6 +8,7 @@
  *    language on the same edit as its own;
  * 4. n8n's clock at the Retry differed from its clock at the crash by seconds, and Canvas Run →
  *    Start was started and charged again (the lookup's margin was 2 s, the documented 10 min).
+ * Under finding 4 also the adversary's seed 1208205: a clock stepped between the lost try's jobs.
  * n8n runs in a child process killed with SIGKILL (crashHarness.ts); everything is counted at
  * the sandbox.
  */
@@ -23,7 +24,14 @@ import { mediaGen, startWorkflow } from '../harness/engine/harness';
 import { SavedExecutions } from '../harness/engine/savedExecutions';
 import type { Edge } from '../harness/engine/shapes';
 import { executeWorkflow, inOrder, items, shape, slow, subTrigger } from '../harness/engine/shapes';
-import { fastJobs, generationCreate, newEdit, nodeFactory, rl, useSandbox } from '../harness/engine/setup';
+import {
+	fastJobs,
+	generationCreate,
+	newEdit,
+	nodeFactory,
+	rl,
+	useSandbox,
+} from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
 fastJobs();
@@ -215,16 +223,18 @@ describe('finding 2: a new execution never adopts an earlier execution’s job t
 	});
 });
 
-describe('finding 3: record-matched job kinds match every field the service records', () => {
-	const editor = nodeFactory(ACTION_NODES.mediaGenEditor);
+/** Edit → Dub of `edit` into each item's language. */
+const dubOf = (edit: string) =>
+	nodeFactory(ACTION_NODES.mediaGenEditor)(
+		'Dub',
+		{ resource: 'edit', operation: 'dub', editId: rl(edit), language: '={{ $json.language }}' },
+		{ typeVersion: 2 },
+	);
 
+describe('finding 3: record-matched job kinds match every field the service records', () => {
 	test('Dub into es, fr, de, n8n killed after es; another workflow dubs the same edit into ja meanwhile; Retry: fr and de are made, ja is nobody’s', async () => {
 		const edit = await newEdit(sb);
-		const dub = editor(
-			'Dub',
-			{ resource: 'edit', operation: 'dub', editId: rl(edit), language: '={{ $json.language }}' },
-			{ typeVersion: 2 },
-		);
+		const dub = dubOf(edit);
 		const saved = new SavedExecutions();
 		const workflow = shape({
 			nodes: [
@@ -299,4 +309,46 @@ describe('finding 4: n8n’s clock at the Retry is not its clock at the crash', 
 		expect(runs).toHaveLength(1);
 		expect(lastOut(r, 'Slow').map((o) => o.id)).toEqual([runs[0].id]);
 	});
+
+	// the adversary's seed 1208205: a lost try's job in the band before it, other jobs of the
+	// request after it: the refusal named those after only, the lost try's own job nowhere
+	test.each([
+		{ rows: 2, others: 1, why: 'its two rows asking the same, another execution’s dub' },
+		{ rows: 1, others: 2, why: 'one row, two dubs of other executions' },
+	])(
+		'a clock stepped once the lost try’s first dub was answered, $why before the Retry: every item refused, every dub named',
+		async ({ rows, others }) => {
+			const edit = await newEdit(sb);
+			const workflow = shape({
+				nodes: [items('Languages', Array(rows).fill({ language: 'es' })), dubOf(edit)],
+				edges: inOrder('Languages', 'Dub'),
+			});
+			// MediaGen's clock steps 20 s ahead once it answered the first dub (the same as n8n's
+			// clock stepped back then): that dub looks made before the lost try began
+			const unwatch = sb.control.watchRequests((e) => {
+				if (e.type === 'answered' && e.entry.method === 'POST' && e.entry.path.endsWith('/dub'))
+					sb.control.setClock(Date.now() + 20_000);
+			});
+			const saved = new SavedExecutions();
+			const x = await crashExecution(workflow, {
+				credentials: creds(),
+				saved,
+				sandbox: sb,
+				killAt: { answered: rows, path: '/dub$', method: 'POST' },
+			});
+			unwatch();
+			for (let i = 0; i < others; i++)
+				await api()('POST', `/edits/${edit}/dub`, { language: 'es' });
+			restart(x);
+			sb.control.clearRequests();
+			const r = await retry(saved, x.executionId, { credentials: creds() });
+			const dubsOfEdit = (await generations()).filter(
+				(g) => (g.context as IDataObject | undefined)?.editId === edit,
+			);
+			expect(dubsOfEdit).toHaveLength(rows + others);
+			expect(posts('/dub$')).toBe(0);
+			expect(r.error?.message).toMatch(/Cannot tell whether an earlier try/);
+			for (const g of dubsOfEdit) expect(JSON.stringify(r.error)).toContain(String(g.id));
+		},
+	);
 });

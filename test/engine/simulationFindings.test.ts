@@ -2252,3 +2252,46 @@ eachChange(
 		],
 	],
 );
+
+// the adversary's seed 1208205 (the simulation's: a stated limit it had reported as broken):
+// Cinema → Generate, rows D, B (B's answer lost, Retry On Fail), the queue worker lost, another
+// execution's D before the Retry, a row D added on top, n8n's clock 3 s ahead: the lost try's D
+// looks made in the band before it, the other's after; two rows ask for D, so the other's is
+// taken for the first (docs/batches.md "Not covered": as many such jobs as rows asking for the
+// same), the second refused naming the lost try's. The simulation counted only the first run's
+// rows asking the same (knownLimit), not the Retry's
+test('Cinema → Generate, another execution’s work on the record, a row added that asks the same as another, n8n’s clock 3 s ahead: the stated limit, reported, not failed', async () => {
+	const result = await runCase(
+		sb,
+		{
+			n8nMajor: 1,
+			progress: false,
+			kind: 'cinema',
+			shape: 'plain',
+			reversed: false,
+			rows: ['D', 'B'],
+			change: { kind: 'add', at: 0, row: 'D' },
+			clockOffsetMs: 3000,
+			dayPasses: false,
+			other: true,
+			kill: { at: 'after' },
+			adversary: {
+				settings: {
+					onError: 'continueRegularOutput',
+					retryOnFail: { maxTries: 2, waitBetweenTries: 10 },
+					alwaysOutputData: true,
+					executeOnce: false,
+				},
+				fault: { kind: 'lost', k: 2, times: 5 },
+				queue: 'crashed',
+				retryStop: { at: 'waiting' },
+			},
+		},
+		creds(),
+	);
+	expect(result.violations).toEqual([]);
+	expect(result.summary).toMatch(/crash creates 2, retry ended success, creates 0, retry ok/);
+	expect(result.known).toEqual([
+		expect.stringMatching(/^4: output \S+ is another execution's job$/),
+	]);
+}, 120_000);

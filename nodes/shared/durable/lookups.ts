@@ -454,6 +454,8 @@ export interface Asks {
 	left: number;
 }
 
+const idsOf = (gs: IDataObject[][]) => gs.flatMap((g) => g.map((r) => String(r.id))).join(', ');
+
 /**
  * Records (groups) found for an item, with their MediaGen time: taken, unsure, or none. Records
  * found by what they belong to carry nothing of the run that made them: more than the items
@@ -471,30 +473,28 @@ export async function pick(
 ): Promise<{ jobs?: IDataObject[]; unsure?: string }> {
 	const free = groups.filter((g) => g.every((r) => !claimed.has(String(r.id))));
 	if (!free.length) return {};
-	const ids = (list: IDataObject[][]) =>
-		list
-			.flat()
-			.map((r) => String(r.id))
-			.join(', ');
 	const sure = await lookups.clock.bound();
 	const inBand = (g: IDataObject[]) =>
 		sure !== undefined && g.some((r) => (time(r) ?? Infinity) < sure);
 	const certain = free.filter((g) => !inBand(g));
+	const banded = free.filter(inBand);
+	const band = `made up to ${RECOVERY.clockMarginMs / 60_000} minutes before it by n8n's clock now`;
+	// the band's records may be the lost try's own (n8n's clock moved since): named too
+	const alsoBanded = banded.length ? `; also ${idsOf(banded)}, ${band}` : '';
 	if (certain.length > left && !lookups.lookup.repeats)
 		return {
-			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), more than the ${left} item(s) of this run that asked for it: another execution worked on the same record, and the node cannot tell which is this item's`,
+			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${idsOf(certain)}${alsoBanded}), more than the ${left} item(s) of this run that asked for it: another execution worked on the same record, and the node cannot tell which is this item's`,
 		};
 	if (certain.length > 1 && all > 1 && !lookups.lookup.repeats)
 		return {
-			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${ids(certain)}), and ${all} items of this run ask for the same: the lost try may have made fewer of them (the input changed, or n8n died before) and another execution the rest, and the node cannot tell which are this run's`,
+			unsure: `MediaGen holds ${certain.length} jobs for this item's request made since the lost try began (${idsOf(certain)}${alsoBanded}), and ${all} items of this run ask for the same: the lost try may have made fewer of them (the input changed, or n8n died before) and another execution the rest, and the node cannot tell which are this run's`,
 		};
-	const banded = free.filter(inBand);
 	if (certain.length && banded.length && free.length > left)
 		return {
-			unsure: `MediaGen holds ${ids(certain)} for this item's request made since the lost try began, and ${ids(banded)} made up to ${RECOVERY.clockMarginMs / 60_000} minutes before it by n8n's clock now: if n8n's clock moved since that try (docs/api-assumptions.md, Clocks), the earlier one is the lost try's and the later another execution's, so the node cannot tell which is this item's`,
+			unsure: `MediaGen holds ${idsOf(certain)} for this item's request made since the lost try began, and ${idsOf(banded)} ${band}: if n8n's clock moved since that try (docs/api-assumptions.md, Clocks), the earlier one is the lost try's and the later another execution's, so the node cannot tell which is this item's`,
 		};
 	if (certain.length) return { jobs: certain[0] };
 	return {
-		unsure: `MediaGen holds ${ids(free)}, made up to ${RECOVERY.clockMarginMs / 60_000} minutes before the lost try began by n8n's clock now: n8n's clock may have moved since that try (docs/api-assumptions.md, Clocks), so the node cannot tell whether it is this item's or older work`,
+		unsure: `MediaGen holds ${idsOf(free)}, made up to ${RECOVERY.clockMarginMs / 60_000} minutes before the lost try began by n8n's clock now: n8n's clock may have moved since that try (docs/api-assumptions.md, Clocks), so the node cannot tell whether it is this item's or older work`,
 	};
 }

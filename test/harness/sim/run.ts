@@ -1027,11 +1027,14 @@ export async function runCase(
 		// asks in one of its calls (two MediaGen nodes, a sub-workflow called twice, each asking
 		// for it): the other's is then the only one that call's lookup by record finds, the
 		// other call's job being taken (docs/batches.md)
+		// so also where the Retry's rows ask for the same more than once (a row added or edited
+		// into another): the lookup finds as many such jobs as rows asking (docs/batches.md)
 		const lostMade = s.other ? await madeJobs(s, api, records) : [];
 		onlyOther ||=
 			s.other &&
 			s.kind !== 'generation' &&
-			lostMade.filter((m) => m.row === s.rows[0] && !m.cancelled).length < calls(s.shape);
+			(lostMade.filter((m) => m.row === s.rows[0] && !m.cancelled).length < calls(s.shape) ||
+				new Set(after).size < after.length);
 		others = s.other ? await otherWork(s, api, records, s.rows[0]) : [];
 		if (s.dayPasses) sb.control.expireIdempotencyKeys('main');
 		if (first.crashed) {
