@@ -1076,9 +1076,12 @@ export async function runCase(
 			sb.control.clearRequests();
 			executionId = x.executionId;
 			const retryQueue = s.adversary?.retryQueue;
-			if (x.ended) {
+			// it ended before the kill point (n8n saved it succeeded, also where the kill reached
+			// the process between that save and its end: the adversary's seed 1208214): no Retry
+			const succeeded = saved.record(x.executionId)?.status === 'success';
+			if (x.ended || succeeded) {
 				data = saved.get(x.executionId);
-				status = x.ended;
+				status = x.ended ?? 'success';
 			} else if (retryQueue === 'stalled') stalledInQueue(saved, x.executionId);
 			else if (retryQueue === 'crashedNoLog') recover(saved, []);
 			else restart(x);
