@@ -2295,3 +2295,59 @@ test('Cinema → Generate, another execution’s work on the record, a row added
 		expect.stringMatching(/^4: output \S+ is another execution's job$/),
 	]);
 }, 120_000);
+
+// the adversary's seed 1208215 (older: broken on 22d6b21): a record-matched kind, progress saved,
+// Stop at the second create, another execution's run on row A's record and a day before the
+// Retry; the Retry refused A (two runs it cannot tell apart) and took C's, and a Retry of that
+// Retry bounded its lookup by the first Retry's start, recorded when it took C's run: the other's
+// A run looked made since, the lost try's a day before; it took the other's and named its own
+// nowhere. A try that only found earlier work begins nothing now (memory.ts startOf)
+const refusedADayOn: Scenario = {
+	n8nMajor: 2,
+	progress: true,
+	kind: 'canvas',
+	shape: 'plain',
+	reversed: false,
+	rows: ['A', 'C'],
+	change: { kind: 'remove', at: 0 },
+	clockOffsetMs: 0,
+	dayPasses: true,
+	other: true,
+	kill: { at: 'none' },
+	adversary: {
+		settings: { alwaysOutputData: false, executeOnce: false },
+		stop: { at: 'create', k: 2 },
+		retryStop: { at: 'create', k: 1 },
+	},
+};
+eachChange(
+	'a day, another execution on the record, Stop, its Retry refused, Retry again, %s: the other’s job is nobody’s, the lost try’s named',
+	refusedADayOn,
+	[
+		[
+			'as found',
+			{},
+			/crash creates 2, retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		['n8n 1.x', { n8nMajor: 1 }, /retry ended error, creates 0, retry creates 0, retry refused/],
+		['Edit → Dub', { kind: 'dub' }, /retry ended error, creates 0, retry creates 0, retry refused/],
+		['Cinema → Generate', { kind: 'cinema' }, /retry creates 0, retry refused/],
+		[
+			'n8n killed instead of Stop',
+			{
+				adversary: { settings: {}, retryStop: { at: 'create', k: 1 } },
+				kill: { at: 'create', k: 2 },
+			},
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		// guards: what passed before too
+		[
+			'no day',
+			{ dayPasses: false },
+			/retry ended error, creates 0, retry creates 0, retry refused/,
+		],
+		['no other execution', { other: false }, /crash creates 2, retry ended success/],
+		['Character → Generate', { kind: 'character' }, /crash creates 2, retry ended success/],
+		['Generation → Create', { kind: 'generation' }, /crash creates 2, retry ended success/],
+	],
+);

@@ -228,7 +228,8 @@ function refusedIn(
 /**
  * When a position began in an earlier try (`earlier`), whether that try was of this execution
  * (`here`, read when asked: a read-only run never asks), and `begin`, the position's first
- * write: when its first create or charged call is sent, at the latest.
+ * write: when its first create or charged call is sent. A try that only found an earlier try's
+ * jobs began nothing: its start bounds no later lookup (the adversary's seed 1208215).
  */
 function startOf(memory: Memory, at: string, executionId: () => string) {
 	const earlier = memory.began?.[at];
@@ -272,14 +273,12 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 				return request && !asked.has(request) ? records : [];
 			}),
 		add: (itemIndex, records, whole, request) => {
-			begin();
 			((memory.started ??= {})[at] ??= {})[String(itemIndex)] = records.map((r) => kept(r, whole));
 			note(itemIndex, request);
 			settle(itemIndex);
 		},
 		answerOf: (itemIndex, request) => read(memory.answered, itemIndex, request),
 		answer: (itemIndex, records, request) => {
-			begin();
 			((memory.answered ??= {})[at] ??= {})[String(itemIndex)] = records;
 			note(itemIndex, request);
 			settle(itemIndex);
