@@ -167,6 +167,19 @@ function keyReplays(lookups: Lookups, plan: RecoverablePlan): boolean {
 	);
 }
 
+/**
+ * Whether Stop cancelled the job the item's key holds (among the generations since the lost try
+ * may have begun): MediaGen answers that key with the job's first answer, not as cancelled, so the
+ * item is looked up by its rule (findByRule: the key taken, the item sent under a key of this
+ * execution, or unsure). The adversary's seed 1208233: Stop while a Character → Generate job ran,
+ * Retry: the key took the cancelled job back and the item failed with "Job … cancelled".
+ */
+async function stopCancelledKey(lookups: Lookups, plan: RecoverablePlan): Promise<boolean> {
+	const window = lookups.generations('lostTry');
+	await window.records();
+	return cancelledUnder(window, plan.request.idempotencyKey);
+}
+
 /** Where a provenance record's job goes: to the item with its request, else with its index. */
 const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
 
@@ -174,8 +187,9 @@ const slotOfRecord = (p: Provenance) => p.request ?? `item:${p.itemIndex}`;
  * For every plan whose endpoint starts jobs, the jobs an earlier try of this run and position
  * started (by item index), and the items whose lookup could not be completed (unsure: not to be
  * sent). A plan in neither had started nothing that can be found: it is sent (once). Keyed
- * endpoints within a day of the lost try need no lookup: the same key returns the original job
- * (spec: credit rule 6), and the key derives from the item's request (identity.ts).
+ * endpoints within a day of the lost try need no lookup by record: the same key returns the
+ * original job (spec: credit rule 6), and the key derives from the item's request (identity.ts),
+ * unless Stop cancelled that job (one read of the generations since the lost try: stopCancelledKey).
  */
 export async function recoverStartedJobs(
 	lookup: Lookup,
@@ -239,10 +253,11 @@ export async function recoverStartedJobs(
 			continue;
 		}
 		if (keyReplays(lookups, plan)) {
-			// the key replays this item's job, unless another call of the sub-workflow made one too
+			// the key replays this item's job, unless another call of the sub-workflow made one too,
+			// or Stop cancelled it (then looked up by its rule)
 			const calls = await callsJobs(lookups, plan, rule, plans);
 			if (calls.length) result.unsure.set(plan.itemIndex, otherCallHit(calls));
-			continue;
+			if (calls.length || !(await stopCancelledKey(lookups, plan))) continue;
 		}
 		const { jobs, unsure, replays } = await findByRule(lookups, plan, rule, claimed);
 		if (replays) result.rekey.add(plan.itemIndex);
