@@ -101,6 +101,18 @@ test.each<[string, Partial<Scenario>, RegExp]>([
 	['n8n 1.x', { n8nMajor: 1 }, madeAnew],
 	['two rows', { rows: ['A', 'C'] }, /^crash creates \d, retry creates \d, retry ok$/],
 	['Generation → Create', { kind: 'generation' }, /retry creates \d, retry ok/],
+	['in a sub-workflow', { shape: 'sub' }, /retry creates 1, retry ok$/],
+	[
+		'a Wait node after MediaGen',
+		{
+			adversary: {
+				settings: { alwaysOutputData: false, executeOnce: false },
+				stop: { at: 'waiting' },
+				wait: 'after',
+			},
+		},
+		/retry creates 1, retry ok$/,
+	],
 	[
 		'as found',
 		{
