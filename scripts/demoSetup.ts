@@ -496,11 +496,17 @@ async function until<T>(
 	fn: () => Promise<T | undefined>,
 ): Promise<T> {
 	const end = Date.now() + timeoutMs;
+	let lastError: unknown;
 	for (;;) {
-		const v = await fn().catch(() => undefined);
+		const v = await fn().catch((error: unknown) => {
+			lastError = error;
+			return undefined;
+		});
 		if (v !== undefined) return v;
-		if (Date.now() > end)
-			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		if (Date.now() > end) {
+			const last = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last}`);
+		}
 		// a second between looks: the demo's own requests share the key's rate limit with the nodes
 		await new Promise((r) => setTimeout(r, 1000));
 	}
@@ -515,18 +521,35 @@ export interface Execution {
 	stoppedAt?: string;
 }
 
-/** The executions n8n recorded for a workflow (its REST API, as the editor lists them). */
-async function listExecutions(n8n: N8nInstance, cookie: string, workflowId: string) {
+/**
+ * The executions n8n recorded for a workflow (its REST API, as the editor lists them). An answer
+ * without the list (n8n's REST API answered an error: seen once in queue mode under load, as
+ * `Cannot read properties of undefined (reading 'results')`) is asked again for up to 30 s, then
+ * named with its status and body.
+ */
+async function listExecutions(
+	n8n: N8nInstance,
+	cookie: string,
+	workflowId: string,
+): Promise<Execution[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const r = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, { headers: { cookie } });
-	const body = (await r.json()) as { data: { results: Execution[] } };
-	return body.data.results.map(({ id, status, mode, startedAt, stoppedAt }) => ({
-		id,
-		status,
-		mode,
-		startedAt,
-		stoppedAt,
-	}));
+	return until(`n8n's list of executions of ${workflowId}`, 30_000, async () => {
+		const r = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, { headers: { cookie } });
+		const text = await r.text();
+		const body = (r.ok ? JSON.parse(text) : undefined) as
+			| { data?: { results?: Execution[] } }
+			| undefined;
+		const results = body?.data?.results;
+		if (!Array.isArray(results))
+			throw new Error(`GET /rest/executions: HTTP ${r.status} ${text.slice(0, 300)}`);
+		return results.map(({ id, status, mode, startedAt, stoppedAt }) => ({
+			id,
+			status,
+			mode,
+			startedAt,
+			stoppedAt,
+		}));
+	});
 }
 
 /** Deactivates (unpublishes) a workflow through n8n's REST API, as the editor's toggle does. */
