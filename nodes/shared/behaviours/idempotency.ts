@@ -1,6 +1,7 @@
 /**
  * The Idempotency-Key of a create that takes one: the user's own (the Idempotency Key option),
- * else derived from the run's identity, node, run and item (the same in n8n's retries).
+ * else the key of its own execution an earlier try sent the item's request under (the run
+ * memory), else derived from the run's identity, node, run and item (the same in n8n's retries).
  */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -37,14 +38,18 @@ export function addIdempotencyKey(ctx: IExecuteFunctions, plan: ItemPlan, run: R
 	if (!endpoint.idempotent || !run.identity) return;
 	const own = ownIdempotencyKey(ctx, itemIndex);
 	plan.ownKey = !!own;
+	if (own) return setIdempotencyKey(plan, own);
+	const request = identifyRequest(plan, run);
+	// a request an earlier try sent under a key of its execution keeps that key: MediaGen holds
+	// the item's job under it, and the default key may replay another call's (seed 1208252)
 	setIdempotencyKey(
 		plan,
-		own ||
+		run.memory.keyOf(request) ??
 			defaultIdempotencyKey({
 				token: run.identity.token,
 				nodeId: ctx.getNode().id,
 				position: run.position,
-				request: identifyRequest(plan, run),
+				request,
 			}),
 	);
 }
@@ -60,16 +65,15 @@ export function useKeyOfThisExecution(
 	run: RunState,
 ): boolean {
 	if (plan.ownKey || !run.identity || !plan.requestId) return false;
-	setIdempotencyKey(
-		plan,
-		defaultIdempotencyKey({
-			token: run.identity.token,
-			nodeId: ctx.getNode().id,
-			position: run.position,
-			request: plan.requestId,
-			execution: String(ctx.getExecutionId() ?? ''),
-		}),
-	);
+	const key = defaultIdempotencyKey({
+		token: run.identity.token,
+		nodeId: ctx.getNode().id,
+		position: run.position,
+		request: plan.requestId,
+		execution: String(ctx.getExecutionId() ?? ''),
+	});
+	setIdempotencyKey(plan, key);
+	run.memory.keyed(plan.itemIndex, plan.requestId, key);
 	return true;
 }
 

@@ -57,6 +57,11 @@ interface Memory {
 	/** Items whose create or charged call was sent and not answered, per position. */
 	unsure?: Record<string, number[]>;
 	/**
+	 * The key of this execution an item's request is sent under instead of its default key, per
+	 * position then item index, with the item's request id (until the item is answered).
+	 */
+	keys?: Record<string, Record<string, { key: string; request: string }>>;
+	/**
 	 * Items whose create or charged call MediaGen refused (nothing was done), per position, then
 	 * item index: the item's request id ('' when none was recorded).
 	 */
@@ -155,6 +160,10 @@ export interface RunMemory {
 	isUnsure(itemIndex: number): boolean;
 	/** Written before an item's create or charged call is sent: until its answer, it may be done. */
 	sending(itemIndex: number): void;
+	/** The item's request is sent under `key`, a key of this execution, not its default key. */
+	keyed(itemIndex: number, request: string, key: string): void;
+	/** The key an earlier try sent the request under instead of its default (as `keyed`), if any. */
+	keyOf(request: string): string | undefined;
 	/** The item's request was refused (a 4xx answer): nothing was done. */
 	notDone(itemIndex: number, request?: string): void;
 	/**
@@ -258,6 +267,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 		const unsure = memory.unsure;
 		if (unsure?.[at]) unsure[at] = unsure[at].filter((i) => i !== itemIndex);
 		delete memory.refused?.[at]?.[String(itemIndex)];
+		delete memory.keys?.[at]?.[String(itemIndex)];
 	};
 	const idsOf = (byItem: Record<string, IDataObject[]> | undefined) =>
 		Object.values(byItem ?? {}).flatMap((records) => records.map((r) => String(r.id)));
@@ -289,6 +299,10 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 			const list = ((memory.unsure ??= {})[at] ??= []);
 			if (!list.includes(itemIndex)) list.push(itemIndex);
 		},
+		keyed: (itemIndex, request, key) =>
+			void (((memory.keys ??= {})[at] ??= {})[String(itemIndex)] = { key, request }),
+		keyOf: (request) =>
+			Object.values(memory.keys?.[at] ?? {}).find((k) => k.request === request)?.key,
 		notDone: (itemIndex, request) => {
 			settle(itemIndex);
 			((memory.refused ??= {})[at] ??= {})[String(itemIndex)] = request ?? '';
@@ -307,6 +321,7 @@ export function runMemory(ctx: IExecuteFunctions, position: number): RunMemory {
 				memory.requests,
 				memory.answered,
 				memory.unsure,
+				memory.keys,
 				memory.refused,
 				memory.began,
 				memory.beganIn,
