@@ -7,15 +7,26 @@
  * is about n8n's data and run indexes, none about what was charged.
  */
 import type { IDataObject, IRunExecutionData, ITaskData } from 'n8n-workflow';
+import { createRunExecutionData } from 'n8n-workflow';
 
 import { client } from '../harness/sandbox/helpers';
 import type { CrashedExecution, KillPoint } from '../harness/engine/crashHarness';
 import { crashExecution, crashRetry, restart, retry } from '../harness/engine/crashHarness';
+import { prepareRetry } from '../harness/engine/n8nRecovery';
 import type { TestNode } from '../harness/engine/harness';
 import { mediaGen } from '../harness/engine/harness';
 import { SavedExecutions } from '../harness/engine/savedExecutions';
 import type { Edge } from '../harness/engine/shapes';
-import { executeWorkflow, inOrder, items, loop, shape, slow, subTrigger } from '../harness/engine/shapes';
+import {
+	executeWorkflow,
+	inOrder,
+	items,
+	loop,
+	shape,
+	slow,
+	subTrigger,
+	wait,
+} from '../harness/engine/shapes';
 import { fastJobs, useSandbox } from '../harness/engine/setup';
 
 const { sb, creds } = useSandbox({ timeScale: 0.01 });
@@ -327,6 +338,35 @@ test('a failed execution (402 at the second item), then Retry from the store: on
 	expect(r.error).toBeUndefined();
 	expect(statuses(r.run.data, 'Items')).toEqual(['success']);
 	expect(statuses(r.run.data, 'MediaGen')).toEqual(['success']);
+});
+
+test("Retry with the currently saved workflow: the stack gets the Workflow's nodes, with the defaults n8n does not save", () => {
+	// ExecutionService.retry builds a Workflow of the current workflow before it takes its nodes
+	// into the stack; a node saved with a parameter left at its default runs with that default
+	const saved = new SavedExecutions();
+	const ran = shape({
+		nodes: [items('Items', TWO), wait('Wait', 0.3)],
+		edges: inOrder('Items', 'Wait'),
+	});
+	const data = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: ran.nodes[1], data: { main: [[{ json: {} }]] }, source: null }],
+		},
+	});
+	saved.save('w-1', data, { mode: 'manual', workflowData: ran, status: 'error', createdAt: 0 });
+	const current = shape({
+		nodes: [
+			items('Items', TWO),
+			{ name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { amount: 2 } },
+		],
+		edges: inOrder('Items', 'Wait'),
+	});
+	const { start } = prepareRetry(saved, 'w-1', { loadWorkflow: true, currentWorkflow: current });
+	expect(start.data.executionData?.nodeExecutionStack[0].node.parameters).toEqual({
+		resume: 'timeInterval',
+		amount: 2,
+		unit: 'seconds',
+	});
 });
 
 describe('Execute Workflow: MediaGen in a sub-workflow', () => {

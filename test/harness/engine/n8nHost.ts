@@ -95,9 +95,11 @@ const stored = (data: IDataObject | undefined) =>
 
 /**
  * The Workflow n8n runs: with the workflow's static data as its database row holds it
- * (`workflowData.staticData`: workflow-runner.js runMainProcess, scaling/job-processor.js).
+ * (`workflowData.staticData`: workflow-runner.js runMainProcess, scaling/job-processor.js). Its
+ * constructor gives each node of `w` (the same objects) its type's defaults, which n8n does not
+ * save (n8n-workflow Workflow: getNodeParameters with the defaults).
  */
-const toWorkflow = (w: IWorkflowBase) =>
+export const toWorkflow = (w: IWorkflowBase) =>
 	new Workflow({
 		id: w.id,
 		name: w.name,

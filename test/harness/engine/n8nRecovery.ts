@@ -18,6 +18,7 @@ import {
 } from 'n8n-workflow';
 
 import type { ExecutionStart, NodeEventMessage } from './n8nHost';
+import { toWorkflow } from './n8nHost';
 import type { SavedExecutions } from './savedExecutions';
 
 /** packages/cli/src/errors/node-crashed.error.ts */
@@ -143,8 +144,11 @@ export interface PreparedRetry {
  * without execution data (aborted) or one that finished; the saved workflow (inactive), the data
  * through retryData, mode `retry`, retryOf. With `loadWorkflow` (the Executions list's "Retry with
  * currently saved workflow"): `currentWorkflow` instead, and each node of the saved stack replaced
- * by the node of that name in it (an error if it is gone). Start it with startExecution (in
- * process, harness.ts) or crashExecution (in a child process, crashHarness.ts).
+ * by the node of that name in a Workflow built of it (an error if it is gone): n8n builds that
+ * Workflow first, so the stack's nodes carry their types' defaults, which n8n does not save
+ * (2.40.7 dist/executions/execution.service.js `retry`: `new Workflow(...)`, then
+ * `workflowInstance.getNode`). Start it with startExecution (in process, harness.ts) or
+ * crashExecution (in a child process, crashHarness.ts).
  */
 export function prepareRetry(
 	saved: SavedExecutions,
@@ -168,8 +172,9 @@ export function prepareRetry(
 	if (options.loadWorkflow) {
 		if (!options.currentWorkflow) throw new Error('loadWorkflow needs the current workflow');
 		workflowData = options.currentWorkflow;
+		const workflow = toWorkflow(workflowData);
 		for (const item of data.executionData.nodeExecutionStack) {
-			const node = workflowData.nodes.find((n) => n.name === item.node.name);
+			const node = workflow.getNode(item.node.name);
 			if (!node)
 				throw new Error(
 					`Could not find the node "${item.node.name}" in workflow. It probably got deleted or renamed. Without it the workflow can sadly not be retried.`,
