@@ -367,12 +367,13 @@ async function main() {
 				fmt(httpWhole / 1000, 2),
 				fmt(mgWhole / httpWhole, 2),
 			]);
+			const head = `${OP_NAMES[op]}: ratio ${fmt(ratio, 2)}`;
 			verdicts.push(
 				op === 'create'
-					? `${OP_NAMES[op]}: ratio ${fmt(ratio, 2)} (MediaGen sends creates one at a time, HTTP Request all at once; no target)`
+					? `${head} (MediaGen sends creates one at a time, HTTP Request all at once; no target)`
 					: TLS
-						? `${OP_NAMES[op]}: ratio ${fmt(ratio, 2)} ${ratio <= TARGET ? 'MET' : 'MISSED'} (target ≤ ${TARGET})`
-						: `${OP_NAMES[op]}: ratio ${fmt(ratio, 2)} over plain http, not judged (the target ≤ ${TARGET} is measured over https, B1_TLS=1, as every real Base URL: over plain http the credential's own route costs a proxy agent per request, bench/README.md)`,
+						? `${head} ${ratio <= TARGET ? 'MET' : 'MISSED'} (target ≤ ${TARGET})`
+						: `${head} over plain http, not judged (the target ≤ ${TARGET} is measured over https, B1_TLS=1, as every real Base URL: over plain http the credential's own route costs a proxy agent per request, bench/README.md)`,
 			);
 		}
 		console.log(

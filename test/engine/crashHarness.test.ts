@@ -357,7 +357,8 @@ test("Retry with the currently saved workflow: the stack gets the Workflow's nod
 	const current = shape({
 		nodes: [
 			items('Items', TWO),
-			{ name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { amount: 2 } },
+			// as n8n saves it: only the parameter that is not at its default
+			{ ...wait('Wait', 2), parameters: { amount: 2 } },
 		],
 		edges: inOrder('Items', 'Wait'),
 	});
